@@ -1,0 +1,194 @@
+/**
+ * Configuration: every environment variable the service reads is declared once in VARIABLES,
+ * parsed at start into a frozen Config and passed down. Nothing else reads process.env.
+ * `.env.example` is checked against this table by a unit test.
+ */
+import path from 'node:path';
+
+export type Role = 'gateway' | 'core' | 'worker' | 'sandbox';
+export const ROLES: readonly Role[] = ['gateway', 'core', 'worker', 'sandbox'];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Parser<T> = (raw: string) => T;
+
+interface Variable<T> {
+  doc: string;
+  parse: Parser<T>;
+  /** Used when the variable is unset or empty; absent means "not set". */
+  fallback?: T;
+  /** Example value written in .env.example (commented out when there is no fallback). */
+  example: string;
+}
+
+type Defaulted<T> = Variable<T> & { fallback: T };
+
+// The overloads keep, in the type, whether a variable has a default, so Env marks it optional or not.
+function variable<T>(v: Variable<T> & { fallback: T }): Defaulted<T>;
+function variable<T>(v: Omit<Variable<T>, 'fallback'>): Variable<T>;
+function variable<T>(v: Variable<T>): Variable<T> {
+  return v;
+}
+
+const str: Parser<string> = (raw) => raw;
+const port: Parser<number> = (raw) => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 65535) throw new Error('must be a port number from 0 to 65535');
+  return n;
+};
+const positiveInt: Parser<number> = (raw) => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1) throw new Error('must be a positive integer');
+  return n;
+};
+const bool: Parser<boolean> = (raw) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new Error('must be true or false');
+};
+const url =
+  (protocols: string[]): Parser<string> =>
+  (raw) => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new Error('must be an absolute URL');
+    }
+    if (!protocols.includes(u.protocol)) throw new Error(`must use ${protocols.join(' or ')}`);
+    return raw.replace(/\/+$/, '');
+  };
+const hostPort: Parser<string> = (raw) => {
+  if (!/^[A-Za-z0-9.\-_[\]:]+:\d+$/.test(raw)) throw new Error('must be host:port');
+  return raw;
+};
+const secret =
+  (minLength: number): Parser<string> =>
+  (raw) => {
+    if (raw.length < minLength) throw new Error(`must be at least ${minLength} characters`);
+    return raw;
+  };
+const encryptionKey: Parser<Buffer> = (raw) => {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new Error('must be 32 bytes, as 64 hex digits or base64');
+  return key;
+};
+const logLevel: Parser<string> = (raw) => {
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(raw)) {
+    throw new Error('must be one of fatal, error, warn, info, debug, trace, silent');
+  }
+  return raw;
+};
+
+export const VARIABLES = {
+  HOST: variable({ doc: 'Address the gateway listens on', parse: str, fallback: '127.0.0.1', example: '0.0.0.0' }),
+  PORT: variable({ doc: 'Gateway HTTP port (0 picks a free one)', parse: port, fallback: 8080, example: '8080' }),
+  VPS_PUBLIC_URL: variable({
+    doc: 'Public origin of the gateway, used in printed and signed URLs (default http://localhost:PORT)',
+    parse: url(['http:', 'https:']),
+    example: 'https://api.example.com',
+  }),
+  CORE_HOST: variable({ doc: 'Address the core Connect server listens on', parse: str, fallback: '127.0.0.1', example: '0.0.0.0' }),
+  CORE_PORT: variable({ doc: 'Core Connect server port (0 picks a free one)', parse: port, fallback: 8081, example: '8081' }),
+  CORE_URL: variable({
+    doc: 'Where a gateway reaches core over Connect; unset in --role all, which calls core in memory',
+    parse: url(['http:', 'https:']),
+    example: 'http://core:8081',
+  }),
+  DATABASE_URL: variable({
+    doc: 'Postgres connection string; unset in --role all runs embedded PGlite under VPS_DATA_DIR',
+    parse: url(['postgres:', 'postgresql:']),
+    example: 'postgres://vps@127.0.0.1:5432/vps',
+  }),
+  DATABASE_POOL_SIZE: variable({ doc: 'Postgres connections per process', parse: positiveInt, fallback: 10, example: '10' }),
+  VPS_DATA_DIR: variable({ doc: 'Folder for embedded state (PGlite, Temporal SQLite, media, dev key)', parse: str, fallback: '.data', example: '.data' }),
+  TEMPORAL_ADDRESS: variable({
+    doc: 'Temporal frontend host:port; unset in --role all starts a dev server as a child process',
+    parse: hostPort,
+    example: 'temporal:7233',
+  }),
+  TEMPORAL_NAMESPACE: variable({ doc: 'Temporal namespace', parse: str, fallback: 'default', example: 'default' }),
+  TEMPORAL_TASK_QUEUE: variable({ doc: 'Task queue of the workers', parse: str, fallback: 'vps', example: 'vps' }),
+  TEMPORAL_TLS: variable({ doc: 'Connect to Temporal over TLS', parse: bool, fallback: false, example: 'false' }),
+  TEMPORAL_TLS_CERT_PATH: variable({ doc: 'Client certificate for mutual TLS with Temporal', parse: str, example: '/etc/vps/temporal.crt' }),
+  TEMPORAL_TLS_KEY_PATH: variable({ doc: 'Client key for mutual TLS with Temporal', parse: str, example: '/etc/vps/temporal.key' }),
+  TEMPORAL_API_KEY: variable({ doc: 'API key for a hosted Temporal namespace', parse: str, example: '' }),
+  TEMPORAL_CLI_PATH: variable({ doc: 'Temporal CLI used for the embedded dev server (default: found or built by scripts/temporal-cli.sh)', parse: str, example: '/usr/local/bin/temporal' }),
+  TEMPORAL_DEV_PORT: variable({ doc: 'Frontend port of the embedded Temporal dev server', parse: port, fallback: 7233, example: '7233' }),
+  TEMPORAL_DEV_UI_PORT: variable({ doc: 'UI port of the embedded Temporal dev server', parse: port, fallback: 8233, example: '8233' }),
+  TEMPORAL_UI_URL: variable({ doc: 'Temporal UI origin, for links to workflows', parse: url(['http:', 'https:']), example: 'http://localhost:8233' }),
+  VPS_ADMIN_TOKEN: variable({
+    doc: 'Token of the AdminService (at least 24 characters); generated into VPS_DATA_DIR in --role all when unset',
+    parse: secret(24),
+    example: 'change-me-to-a-long-random-string',
+  }),
+  VPS_ENCRYPTION_KEY: variable({
+    doc: 'AES-256-GCM key for upstream credentials: 64 hex digits or base64 of 32 bytes; generated into VPS_DATA_DIR in --role all when unset',
+    parse: encryptionKey,
+    example: '',
+  }),
+  RATE_LIMIT_PER_MINUTE: variable({ doc: 'Requests per minute per API key (token bucket, burst of the same size)', parse: positiveInt, fallback: 60, example: '60' }),
+  VPS_ALLOW_INSECURE_WEBHOOK_URLS: variable({
+    doc: 'Accept http and loopback/private webhook URLs: local development and tests only',
+    parse: bool,
+    fallback: false,
+    example: 'false',
+  }),
+  SANDBOX_HOST: variable({ doc: 'Address the sandbox emulator listens on', parse: str, fallback: '127.0.0.1', example: '127.0.0.1' }),
+  SANDBOX_PORT: variable({ doc: 'Port of the sandbox emulator (0 picks a free one)', parse: port, fallback: 8090, example: '8090' }),
+  SHUTDOWN_GRACE_MS: variable({ doc: 'How long in-flight work may finish on shutdown', parse: positiveInt, fallback: 10_000, example: '10000' }),
+  LOG_LEVEL: variable({ doc: 'fatal, error, warn, info, debug, trace or silent', parse: logLevel, fallback: 'info', example: 'info' }),
+} as const;
+
+type Vars = typeof VARIABLES;
+type ValueOf<K extends keyof Vars> = Vars[K] extends Variable<infer T> ? T : never;
+type HasFallback<K extends keyof Vars> = Vars[K] extends Defaulted<unknown> ? K : never;
+
+export type Env = {
+  readonly [K in keyof Vars as HasFallback<K>]: ValueOf<K>;
+} & {
+  readonly [K in keyof Vars as K extends HasFallback<K> ? never : K]?: ValueOf<K>;
+};
+
+export interface Config {
+  readonly env: Env;
+  /** Absolute path of VPS_DATA_DIR. */
+  readonly dataDir: string;
+}
+
+/** Parses and validates every variable at once, so a bad deployment reports all its problems. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const env: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(VARIABLES) as [string, Variable<unknown>][]) {
+    const raw = source[name];
+    if (raw === undefined || raw === '') {
+      if (spec.fallback !== undefined) env[name] = spec.fallback;
+      continue;
+    }
+    try {
+      env[name] = spec.parse(raw.trim());
+    } catch (err) {
+      problems.push(`${name}: ${(err as Error).message} (got ${JSON.stringify(name.includes('KEY') || name.includes('TOKEN') ? '…' : raw)})`);
+    }
+  }
+  if (env.TEMPORAL_TLS_CERT_PATH && !env.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH');
+  if (problems.length > 0) throw new ConfigError(problems);
+  const typed = Object.freeze(env) as Env;
+  return Object.freeze({ env: typed, dataDir: path.resolve(cwd, typed.VPS_DATA_DIR) });
+}
+
+/** The text of .env.example, generated from VARIABLES. */
+export function envExample(): string {
+  const lines = ['# Every variable the service reads. Unset ones take the default shown; see README "Configuration".'];
+  for (const [name, spec] of Object.entries(VARIABLES) as [string, Variable<unknown>][]) {
+    lines.push('', `# ${spec.doc}`);
+    lines.push(spec.fallback === undefined ? `# ${name}=${spec.example}` : `${name}=${String(spec.fallback)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

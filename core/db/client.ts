@@ -1,0 +1,70 @@
+/**
+ * Opens the system of record: a Postgres server through postgres.js when DATABASE_URL is set, else
+ * embedded PGlite (real Postgres compiled to WASM) under the data folder. Migrations run on open.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
+import * as schema from './schema';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Repositories take either, so a caller can compose them in one transaction. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_FOLDER = path.join(__dirname, 'migrations');
+
+// Any constant works; it only has to be the same for every process migrating this database.
+const MIGRATION_LOCK_ID = 7_313_001;
+
+export async function openDatabase(opts: { url?: string; dataDir: string; poolSize?: number; migrate?: boolean }): Promise<Database> {
+  const database = opts.url ? await openPostgres(opts.url, opts.poolSize ?? 10, opts.migrate ?? true) : await openPglite(opts.dataDir, opts.migrate ?? true);
+  return database;
+}
+
+async function openPostgres(url: string, poolSize: number, runMigrations: boolean): Promise<Database> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  if (runMigrations) {
+    // A single connection: the advisory lock is per session, and drizzle's migrator must use it.
+    const lockClient = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+      const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+      await migrate(drizzle(lockClient), { migrationsFolder: MIGRATIONS_FOLDER });
+      await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+    } finally {
+      await lockClient.end();
+    }
+  }
+  const client = postgres(url, { max: poolSize, onnotice: () => undefined });
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+}
+
+async function openPglite(dataDir: string, runMigrations: boolean): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const dir = path.join(dataDir, 'pg');
+  fs.mkdirSync(dir, { recursive: true });
+  const client = await PGlite.create(dir);
+  const db = drizzle(client, { schema }) as unknown as Db;
+  if (runMigrations) {
+    const { migrate } = await import('drizzle-orm/pglite/migrator');
+    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+  }
+  return { db, kind: 'pglite', close: () => client.close() };
+}
+
+/** Runs raw SQL and returns its rows, whichever driver is underneath. */
+export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };
+  return Array.isArray(result) ? result : result.rows;
+}

@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../client';
+
+export interface AccessRow {
+  keyId: string;
+  customerId: string;
+  userId: string;
+  userDisabled: boolean;
+  planExpiresAt: Date | null;
+  /** Null when the user is disabled: a refused caller does not draw from the bucket. */
+  allowed: boolean | null;
+  tokensLeft: number | null;
+}
+
+/**
+ * One atomic statement per request: finds the live key with its user and customer, draws one token
+ * from the key's bucket (refilled continuously at `perMinute`, capped at `perMinute`), and touches
+ * `last_used_at` at most once a minute. The bucket row lock serialises concurrent requests of one
+ * key across every instance, so the limit holds however many gateways and cores there are.
+ */
+export async function authenticateAndMeter(db: Executor, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
+  const rate = perMinute / 60;
+  const refilled = sql`least(${perMinute}::float8, b.tokens + extract(epoch from (now() - b.updated_at)) * ${rate}::float8)`;
+  const rows = await queryRows<{
+    key_id: string;
+    customer_id: string;
+    user_id: string;
+    user_disabled: boolean;
+    plan_expires_at: string | Date | null;
+    allowed: boolean | null;
+    tokens: number | null;
+  }>(
+    db,
+    sql`
+    with k as (
+      select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at
+      from api_keys k
+      join users u on u.id = k.user_id
+      join customers c on c.id = k.customer_id
+      where k.key_hash = ${keyHash} and k.revoked_at is null
+    ),
+    bucket as (
+      insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
+      select key_id, ${perMinute - 1}::float8, now(), true from k where not user_disabled
+      on conflict (bucket_key) do update set
+        tokens = case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end,
+        allowed = ${refilled} >= 1,
+        updated_at = now()
+      returning tokens, allowed
+    ),
+    touched as (
+      update api_keys set last_used_at = now()
+      from k
+      where api_keys.id = k.key_id and not k.user_disabled
+        and (api_keys.last_used_at is null or api_keys.last_used_at < now() - interval '1 minute')
+      returning 1
+    )
+    select k.*, bucket.allowed, bucket.tokens from k left join bucket on true`,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    keyId: row.key_id,
+    customerId: row.customer_id,
+    userId: row.user_id,
+    userDisabled: row.user_disabled,
+    planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
+    allowed: row.allowed,
+    tokensLeft: row.tokens === null ? null : Number(row.tokens),
+  };
+}
+
+/** Seconds until one token is back, never less than 1 (Retry-After is a whole number). */
+export function retryAfterSeconds(tokensLeft: number, perMinute: number): number {
+  return Math.max(1, Math.ceil(((1 - tokensLeft) * 60) / perMinute));
+}

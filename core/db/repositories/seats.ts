@@ -1,0 +1,66 @@
+import { and, asc, count, eq } from 'drizzle-orm';
+import type { Executor } from '../client';
+import { customers, seats, type SeatTrack } from '../schema';
+import { newId } from '../../ids';
+
+export type SeatRow = typeof seats.$inferSelect;
+
+export async function listSeatsOfCustomer(db: Executor, customerId: string): Promise<SeatRow[]> {
+  return db.select().from(seats).where(eq(seats.customerId, customerId)).orderBy(asc(seats.id));
+}
+
+export async function findSeat(db: Executor, id: string): Promise<SeatRow | undefined> {
+  const [row] = await db.select().from(seats).where(eq(seats.id, id));
+  return row;
+}
+
+/** Locks the customer row so that concurrent creations cannot both pass the quota check. */
+export async function countSeatsForUpdate(db: Executor, customerId: string): Promise<{ quota: number; used: number } | undefined> {
+  const [customer] = await db.select({ quota: customers.seatQuota }).from(customers).where(eq(customers.id, customerId)).for('update');
+  if (!customer) return undefined;
+  const [used] = await db.select({ n: count() }).from(seats).where(eq(seats.customerId, customerId));
+  return { quota: customer.quota, used: used?.n ?? 0 };
+}
+
+export async function insertSeat(db: Executor, input: { customerId: string; name: string; track: SeatTrack }): Promise<SeatRow> {
+  const [row] = await db.insert(seats).values({ id: newId('seat'), ...input }).returning();
+  return row!;
+}
+
+export async function findSeatByAccount(db: Executor, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(seats)
+    .where(and(eq(seats.platform, 'vplat'), eq(seats.track, track), eq(seats.accountId, accountId)));
+  return row;
+}
+
+export async function bindSeat(
+  db: Executor,
+  id: string,
+  binding: Pick<SeatRow, 'accountId' | 'accountUsername' | 'credentialsSealed' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'>,
+): Promise<SeatRow> {
+  const [row] = await db
+    .update(seats)
+    .set({ ...binding, boundAt: new Date(), authorizationStatus: 'active' })
+    .where(eq(seats.id, id))
+    .returning();
+  return row!;
+}
+
+export async function unbindSeat(db: Executor, id: string): Promise<SeatRow | undefined> {
+  const [row] = await db
+    .update(seats)
+    .set({
+      accountId: null,
+      accountUsername: null,
+      boundAt: null,
+      credentialsSealed: null,
+      accessTokenExpiresAt: null,
+      refreshTokenExpiresAt: null,
+      authorizationStatus: 'unbound',
+    })
+    .where(eq(seats.id, id))
+    .returning();
+  return row;
+}

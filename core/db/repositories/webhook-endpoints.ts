@@ -1,0 +1,35 @@
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '../client';
+import { webhookEndpoints } from '../schema';
+import { newId } from '../../ids';
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+const live = (customerId: string) => and(eq(webhookEndpoints.customerId, customerId), isNull(webhookEndpoints.deletedAt));
+
+export async function countLiveEndpoints(db: Executor, customerId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(live(customerId));
+  return row?.n ?? 0;
+}
+
+export async function insertEndpoint(
+  db: Executor,
+  input: { customerId: string; url: string; eventTypes: string[]; signingKey: string },
+): Promise<WebhookEndpointRow> {
+  const [row] = await db.insert(webhookEndpoints).values({ id: newId('we'), ...input }).returning();
+  return row!;
+}
+
+export async function listLiveEndpoints(db: Executor, customerId: string): Promise<WebhookEndpointRow[]> {
+  return db.select().from(webhookEndpoints).where(live(customerId)).orderBy(asc(webhookEndpoints.id));
+}
+
+/** Soft delete; returns undefined when the endpoint is not a live endpoint of the customer. */
+export async function deleteEndpoint(db: Executor, customerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ deletedAt: new Date() })
+    .where(and(live(customerId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}

@@ -1,0 +1,4 @@
+export * from './tenancy';
+export * from './seats';
+export * from './rate-limits';
+export * from './webhooks';

@@ -1,0 +1,20 @@
+import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { customers } from './tenancy';
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    url: text('url').notNull(),
+    eventTypes: text('event_types').array().notNull(),
+    /** Lower-case hex SHA-256 of the secret: exactly the HMAC key of the spec's signature scheme. */
+    signingKey: text('signing_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Deleted endpoints are kept so that delivery logs keep their reference. */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [index('webhook_endpoints_customer_idx').on(t.customerId)],
+);

@@ -1,0 +1,32 @@
+/**
+ * The event-type table: every normalized type the service emits, with the official event it comes
+ * from. Subscriptions, validation and documentation all read it from here.
+ */
+export const PLATFORM = 'vplat';
+
+export const EVENT_TYPES = {
+  'vplat.comment.created': 'A new comment or reply (official comment.update, action insert)',
+  'vplat.comment.deleted': 'A comment was deleted (official comment.update, action delete)',
+  'vplat.comment.visibility_changed': 'A comment was hidden or restored (official comment.update, set_to_* actions)',
+  'vplat.message.received': 'A direct message was received (official im_receive_msg)',
+  'vplat.message.sent': 'A direct message was sent by the account (official im_send_msg)',
+  'vplat.publish.status_changed': 'A publish record changed status, on either track',
+  'vplat.account.authorization_removed': 'The account withdrew the authorization of its seat',
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+export function isEventType(s: string): s is EventType {
+  return Object.hasOwn(EVENT_TYPES, s);
+}
+
+/** Subscription patterns: "*", "<platform>.*", or an exact type. */
+export function isSubscriptionPattern(p: string): boolean {
+  return p === '*' || p === `${PLATFORM}.*` || isEventType(p);
+}
+
+export function patternMatches(pattern: string, type: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('.*')) return type.startsWith(pattern.slice(0, -1));
+  return pattern === type;
+}

@@ -1,0 +1,86 @@
+/**
+ * Which network addresses the service may be asked to contact on a customer's behalf (webhook
+ * URLs now; remote uploads later). Only public unicast addresses pass: private, loopback,
+ * link-local (which includes the cloud metadata address), CGNAT, multicast and reserved ranges are
+ * refused, in IPv4, IPv6 and IPv4-mapped IPv6 form.
+ */
+import { BlockList, isIP } from 'node:net';
+import { lookup } from 'node:dns/promises';
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv6');
+}
+
+export function isPublicAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  if (family === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+    if (mapped?.[1]) return !blocked.check(mapped[1], 'ipv4');
+    return !blocked.check(ip, 'ipv6');
+  }
+  return !blocked.check(ip, 'ipv4');
+}
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Why a URL may not be contacted, or undefined when it may. */
+export async function refuseUnsafeUrl(
+  raw: string,
+  opts: { allowInsecure: boolean; resolve?: Resolver },
+): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && !(opts.allowInsecure && url.protocol === 'http:')) return 'must use https';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (opts.allowInsecure) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = await (opts.resolve ?? systemResolver)(host);
+    } catch {
+      return `host ${host} does not resolve`;
+    }
+  }
+  if (addresses.length === 0) return `host ${host} does not resolve`;
+  const bad = addresses.find((a) => !isPublicAddress(a));
+  return bad ? `must resolve to a public address (${host} resolves to ${bad})` : undefined;
+}

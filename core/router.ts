@@ -1,0 +1,58 @@
+import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
+import type { Client } from '@temporalio/client';
+import { AdminService as AdminServiceDesc } from '../gen/vps/admin/v1/admin_pb';
+import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
+import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
+import { WebhookEndpointService as WebhookEndpointServiceDesc } from '../gen/vps/webhook/v1/webhook_pb';
+import type { Db } from './db/client';
+import type { SealedBox } from './crypto/sealed-box';
+import { accessInterceptor } from './interceptors/access.interceptor';
+import { errorsInterceptor } from './interceptors/errors.interceptor';
+import type { Logger } from './logger';
+import type { Resolver } from './net/address-policy';
+import { AdminService } from './services/admin.service';
+import { AuthService } from './services/auth.service';
+import { SeatService } from './services/seat.service';
+import { WebhookEndpointService } from './services/webhook-endpoint.service';
+import { temporalHealthProbe } from './temporal/health';
+
+export interface CoreDeps {
+  db: Db;
+  logger: Logger;
+  sealedBox: SealedBox;
+  adminToken: string | undefined;
+  ratePerMinute: number;
+  allowInsecureWebhookUrls: boolean;
+  temporalClient: () => Promise<Client>;
+  taskQueue: string;
+  resolve?: Resolver;
+}
+
+export interface CoreHandlers {
+  routes: (router: ConnectRouter) => void;
+  /** Outermost first: errors wrap access, so every refusal is rendered with its code. */
+  interceptors: Interceptor[];
+}
+
+/** The core's Connect services and interceptors, ready for an HTTP server or an in-memory transport. */
+export function createCore(deps: CoreDeps): CoreHandlers {
+  const health = temporalHealthProbe({ client: deps.temporalClient, taskQueue: deps.taskQueue, timeoutMs: 30_000 });
+  const services = {
+    admin: new AdminService({ db: deps.db, sealedBox: deps.sealedBox, health }),
+    auth: new AuthService(),
+    seats: new SeatService({ db: deps.db }),
+    webhooks: new WebhookEndpointService({ db: deps.db, allowInsecureUrls: deps.allowInsecureWebhookUrls, resolve: deps.resolve }),
+  };
+  return {
+    routes: (router) => {
+      router.service(AdminServiceDesc, services.admin);
+      router.service(AuthServiceDesc, services.auth);
+      router.service(SeatServiceDesc, services.seats);
+      router.service(WebhookEndpointServiceDesc, services.webhooks);
+    },
+    interceptors: [
+      errorsInterceptor(deps.logger),
+      accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute }),
+    ],
+  };
+}

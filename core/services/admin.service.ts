@@ -1,0 +1,196 @@
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type {
+  AdminService as AdminServiceDesc,
+  BindSeatRequest,
+  CreateApiKeyRequest,
+  CreateCustomerRequest,
+  CreateSeatRequest,
+  CreateUserRequest,
+  GetCustomerRequest,
+  ListApiKeysRequest,
+  ListSeatsRequest,
+  ListUsersRequest,
+  RevokeApiKeyRequest,
+  SetUserDisabledRequest,
+  UnbindSeatRequest,
+  UpdateCustomerRequest,
+} from '../../gen/vps/admin/v1/admin_pb';
+import { generateApiKey } from '../crypto/api-keys';
+import type { SealedBox } from '../crypto/sealed-box';
+import type { Db } from '../db/client';
+import { sqlState, UNIQUE_VIOLATION } from '../db/errors';
+import * as seatsRepo from '../db/repositories/seats';
+import * as tenancy from '../db/repositories/tenancy';
+import { ApiError, invalidField } from '../errors';
+import { toApiKey, toCustomer, toSeat, toUser, trackFromProto } from '../mappers/messages';
+import type { HealthProbe } from '../temporal/health';
+
+const MAX_NAME = 200;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function required(field: string, value: string): string {
+  const v = value.trim();
+  if (!v) throw invalidField(field, 'is required');
+  if (v.length > MAX_NAME) throw invalidField(field, `must be at most ${MAX_NAME} characters`);
+  return v;
+}
+
+function quota(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 100_000) throw invalidField('seatQuota', 'must be an integer from 0 to 100000');
+  return value;
+}
+
+const dateOf = (t: Timestamp | undefined) => (t ? timestampDate(t) : null);
+
+function notFound(kind: string, id: string): ApiError {
+  return new ApiError(1005, `${kind} ${id || '(empty id)'} does not exist`);
+}
+
+/** Operator actions. Each rule of the spec's seat table is enforced here, inside a transaction. */
+export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
+  constructor(private readonly deps: { db: Db; sealedBox: SealedBox; health: HealthProbe }) {}
+
+  async createCustomer(req: CreateCustomerRequest) {
+    const row = await tenancy.insertCustomer(this.deps.db, {
+      name: required('name', req.name),
+      seatQuota: quota(req.seatQuota),
+      planExpiresAt: dateOf(req.planExpiresAt),
+    });
+    return { customer: toCustomer(row) };
+  }
+
+  async listCustomers() {
+    return { customers: (await tenancy.listCustomers(this.deps.db)).map(toCustomer) };
+  }
+
+  async getCustomer(req: GetCustomerRequest) {
+    const row = await tenancy.findCustomer(this.deps.db, req.id);
+    if (!row) throw notFound('customer', req.id);
+    return { customer: toCustomer(row) };
+  }
+
+  async updateCustomer(req: UpdateCustomerRequest) {
+    if (req.clearPlanExpiry && req.planExpiresAt) throw invalidField('planExpiresAt', 'cannot be set together with clearPlanExpiry');
+    const patch: Parameters<typeof tenancy.updateCustomer>[2] = {};
+    if (req.name !== undefined) patch.name = required('name', req.name);
+    if (req.seatQuota !== undefined) patch.seatQuota = quota(req.seatQuota);
+    if (req.planExpiresAt) patch.planExpiresAt = timestampDate(req.planExpiresAt);
+    if (req.clearPlanExpiry) patch.planExpiresAt = null;
+    const row = await tenancy.updateCustomer(this.deps.db, req.id, patch);
+    if (!row) throw notFound('customer', req.id);
+    return { customer: toCustomer(row) };
+  }
+
+  async createUser(req: CreateUserRequest) {
+    const email = required('email', req.email);
+    if (!EMAIL.test(email)) throw invalidField('email', 'must be an e-mail address');
+    if (!(await tenancy.findCustomer(this.deps.db, req.customerId))) throw notFound('customer', req.customerId);
+    const row = await tenancy.insertUser(this.deps.db, { customerId: req.customerId, email, name: req.name.trim() });
+    if (!row) throw invalidField('email', `${email} is already registered`);
+    return { user: toUser(row) };
+  }
+
+  async listUsers(req: ListUsersRequest) {
+    if (!(await tenancy.findCustomer(this.deps.db, req.customerId))) throw notFound('customer', req.customerId);
+    return { users: (await tenancy.listUsers(this.deps.db, req.customerId)).map(toUser) };
+  }
+
+  async setUserDisabled(req: SetUserDisabledRequest) {
+    const row = await tenancy.setUserDisabled(this.deps.db, req.userId, req.disabled);
+    if (!row) throw notFound('user', req.userId);
+    return { user: toUser(row) };
+  }
+
+  async createApiKey(req: CreateApiKeyRequest) {
+    const user = await tenancy.findUser(this.deps.db, req.userId);
+    if (!user) throw notFound('user', req.userId);
+    const key = generateApiKey();
+    const row = await tenancy.insertApiKey(this.deps.db, {
+      customerId: user.customerId,
+      userId: user.id,
+      name: req.name.trim().slice(0, MAX_NAME),
+      prefix: key.prefix,
+      keyHash: key.hash,
+    });
+    return { apiKey: toApiKey(row), plaintext: key.plaintext };
+  }
+
+  async listApiKeys(req: ListApiKeysRequest) {
+    if (!(await tenancy.findCustomer(this.deps.db, req.customerId))) throw notFound('customer', req.customerId);
+    return { apiKeys: (await tenancy.listApiKeys(this.deps.db, req.customerId, req.userId || undefined)).map(toApiKey) };
+  }
+
+  async revokeApiKey(req: RevokeApiKeyRequest) {
+    const row = await tenancy.revokeApiKey(this.deps.db, req.id);
+    if (!row) throw notFound('API key', req.id);
+    return { apiKey: toApiKey(row) };
+  }
+
+  async createSeat(req: CreateSeatRequest) {
+    const track = trackFromProto(req.track);
+    if (!track) throw invalidField('track', 'must be TRACK_VIDEO or TRACK_SHOP');
+    const row = await this.deps.db.transaction(async (tx) => {
+      const usage = await seatsRepo.countSeatsForUpdate(tx, req.customerId);
+      if (!usage) throw notFound('customer', req.customerId);
+      if (usage.used >= usage.quota) {
+        throw new ApiError(1004, `seat quota insufficient: ${usage.used} of ${usage.quota} seats in use; ask the administrator for more seats`);
+      }
+      return seatsRepo.insertSeat(tx, { customerId: req.customerId, name: req.name.trim().slice(0, MAX_NAME), track });
+    });
+    return { seat: toSeat(row) };
+  }
+
+  async listSeats(req: ListSeatsRequest) {
+    if (!(await tenancy.findCustomer(this.deps.db, req.customerId))) throw notFound('customer', req.customerId);
+    return { seats: (await seatsRepo.listSeatsOfCustomer(this.deps.db, req.customerId)).map(toSeat) };
+  }
+
+  async bindSeat(req: BindSeatRequest) {
+    const accountId = required('accountId', req.accountId);
+    const credentials = req.credentials;
+    if (!credentials?.accessToken) throw invalidField('credentials.accessToken', 'is required');
+    try {
+      const row = await this.deps.db.transaction(async (tx) => {
+        const seat = await seatsRepo.findSeat(tx, req.seatId);
+        if (!seat) throw notFound('seat', req.seatId);
+        if (seat.accountId !== null && seat.accountId !== accountId) {
+          throw new ApiError(1008, `seat ${seat.id} is already bound to account ${seat.accountId}; a seat can bind only one account of the platform`);
+        }
+        const holder = await seatsRepo.findSeatByAccount(tx, seat.track, accountId);
+        if (holder && holder.id !== seat.id) throw alreadyBound(accountId);
+        const sealed = this.deps.sealedBox.seal(
+          JSON.stringify({ accessToken: credentials.accessToken, refreshToken: credentials.refreshToken, scopes: credentials.scopes }),
+          seat.id,
+        );
+        // Binding the same account again is a reconnect: it replaces the credentials.
+        return seatsRepo.bindSeat(tx, seat.id, {
+          accountId,
+          accountUsername: req.accountUsername.trim() || null,
+          credentialsSealed: sealed,
+          accessTokenExpiresAt: dateOf(credentials.accessTokenExpiresAt),
+          refreshTokenExpiresAt: dateOf(credentials.refreshTokenExpiresAt),
+        });
+      });
+      return { seat: toSeat(row) };
+    } catch (err) {
+      // Two concurrent binds of one account: the unique index decides, and the loser gets 1006.
+      if (sqlState(err) === UNIQUE_VIOLATION) throw alreadyBound(accountId);
+      throw err;
+    }
+  }
+
+  async unbindSeat(req: UnbindSeatRequest) {
+    const row = await seatsRepo.unbindSeat(this.deps.db, req.seatId);
+    if (!row) throw notFound('seat', req.seatId);
+    return { seat: toSeat(row) };
+  }
+
+  async pingWorker() {
+    return this.deps.health.ping();
+  }
+}
+
+function alreadyBound(accountId: string): ApiError {
+  return new ApiError(1006, `account ${accountId} is already bound to another seat; add it to the original seat`);
+}

@@ -1,0 +1,50 @@
+import os from 'node:os';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { Db } from '../db/client';
+import type { Logger } from '../logger';
+import { temporalTls, type TemporalSettings } from './connection';
+
+export interface RunningWorker {
+  identity: string;
+  /** Resolves when the worker has stopped. */
+  done: Promise<void>;
+  /** Stops polling, lets in-flight activities finish within the grace time, then resolves. */
+  stop(): Promise<void>;
+}
+
+export async function startWorker(opts: {
+  settings: TemporalSettings;
+  taskQueue: string;
+  db: Db;
+  logger: Logger;
+  shutdownGraceMs: number;
+}): Promise<RunningWorker> {
+  const identity = `vps-worker-${process.pid}@${os.hostname()}`;
+  const connection = await NativeConnection.connect({
+    address: opts.settings.address,
+    tls: temporalTls(opts.settings),
+    ...(opts.settings.TEMPORAL_API_KEY ? { apiKey: opts.settings.TEMPORAL_API_KEY } : {}),
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.settings.TEMPORAL_NAMESPACE,
+    taskQueue: opts.taskQueue,
+    identity,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createActivities({ db: opts.db, workerIdentity: identity }),
+    // The default of 0 would cancel in-flight activities on every deploy.
+    shutdownGraceTime: opts.shutdownGraceMs,
+  });
+  const done = worker.run().finally(() => connection.close());
+  done.catch((err: unknown) => opts.logger.error({ err }, 'worker stopped with an error'));
+  opts.logger.info({ taskQueue: opts.taskQueue, identity }, 'worker polling');
+  return {
+    identity,
+    done,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * Workflow ids are built only here. They are meaningful (an operator can find the work in the
+ * Temporal UI from the business id) and deterministic where the work must happen once.
+ */
+export const workflowIds = {
+  /** Each health check is its own run: the id carries a fresh nonce. */
+  healthCheck: (nonce: string) => `health-check-${nonce}`,
+};

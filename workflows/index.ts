@@ -1,0 +1,2 @@
+// Every workflow the worker registers, exported by name.
+export { healthCheckWorkflow } from './health-check.workflow';
