@@ -50,6 +50,6 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
     const { customerId } = customerOf(ctx);
     const row = await deleteEndpoint(this.deps.db, customerId, req.id);
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
-    return {};
+    return { id: row.id };
   }
 }

@@ -1,0 +1,10 @@
+/** Exit codes of `vps`, so scripts can tell what went wrong without parsing text. */
+export const EXIT = {
+  ok: 0,
+  /** The API answered with a non-zero code (printed on stderr). */
+  apiError: 1,
+  /** Bad flags or arguments. */
+  usage: 2,
+  /** The service could not be reached. */
+  network: 3,
+} as const;

@@ -1,0 +1,56 @@
+/** The `vps` command: `serve` runs the service; the other commands are clients of it. */
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from '../config/config';
+import { adminCommand } from './admin';
+import { EXIT } from './exit-codes';
+import { banner, serve, UsageError } from './serve';
+
+export function program(): Command {
+  const root = new Command('vps').description('video publishing and engagement service').exitOverride();
+  root
+    .command('serve')
+    .description('run the service roles in this process')
+    .option('--role <roles>', 'all, or a comma list of gateway, core, worker, sandbox', 'all')
+    .action(async (o: { role: string }) => {
+      const config = loadConfig();
+      const running = await serve(o.role, config);
+      process.stdout.write(banner(running, config.dataDir));
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(`${signal}: stopping\n`);
+        running.stop().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            process.stderr.write(`error while stopping: ${String(err)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+    });
+  root.addCommand(adminCommand());
+  return root;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    if (err instanceof ConfigError || err instanceof UsageError) {
+      process.stderr.write(`vps: ${err.message}\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    process.stderr.write(`vps: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) void main(process.argv);

@@ -1,0 +1,174 @@
+/**
+ * `vps serve --role …`: composes the roles into one process. `all` runs every role with embedded
+ * defaults (PGlite, a Temporal dev server, the sandbox) unless configuration points elsewhere;
+ * separate roles require their real dependencies to be configured.
+ */
+import path from 'node:path';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { createRouterTransport, type Transport } from '@connectrpc/connect';
+import type { Client } from '@temporalio/client';
+import { ROLES, type Config, type Role } from '../config/config';
+import { buildApp } from '../gateway/app';
+import { SealedBox } from '../core/crypto/sealed-box';
+import { openDatabase, type Database } from '../core/db/client';
+import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/embedded/local-secrets';
+import { seedDemoCustomer } from '../core/embedded/seed';
+import { startTemporalDevServer } from '../core/embedded/temporal-dev-server';
+import { createLogger } from '../core/logger';
+import { createCore } from '../core/router';
+import { startCoreServer } from '../core/server';
+import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
+import { startWorker } from '../core/temporal/worker';
+import { startSandbox } from '../sandbox/server';
+
+export class UsageError extends Error {}
+
+export function parseRoles(spec: string): { roles: Set<Role>; all: boolean } {
+  if (spec === 'all') return { roles: new Set(ROLES), all: true };
+  const roles = new Set<Role>();
+  for (const part of spec.split(',')) {
+    const role = part.trim() as Role;
+    if (!ROLES.includes(role)) throw new UsageError(`unknown role "${part}": use all, or a comma list of ${ROLES.join(', ')}`);
+    roles.add(role);
+  }
+  return { roles, all: false };
+}
+
+export interface Running {
+  urls: Record<string, string>;
+  devApiKey?: string;
+  stop(): Promise<void>;
+}
+
+export async function serve(spec: string, config: Config): Promise<Running> {
+  const { roles, all } = parseRoles(spec);
+  const env = config.env;
+  const logger = createLogger(env.LOG_LEVEL, all ? 'all' : [...roles].join('+'));
+  const closers: Array<() => Promise<void>> = [];
+  const urls: Record<string, string> = {};
+  const stop = async () => {
+    for (const close of closers.reverse()) {
+      await close().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
+    }
+  };
+
+  try {
+    const needsDb = roles.has('core') || roles.has('worker');
+    const needsTemporal = roles.has('core') || roles.has('worker');
+    let database: Database | undefined;
+    if (needsDb) {
+      if (!env.DATABASE_URL && !all) throw new UsageError('DATABASE_URL is required for --role core or worker; only --role all embeds PGlite');
+      database = await openDatabase({ url: env.DATABASE_URL, dataDir: config.dataDir, poolSize: env.DATABASE_POOL_SIZE });
+      const db = database;
+      closers.push(() => db.close());
+    }
+
+    let temporal: TemporalSettings | undefined;
+    if (needsTemporal) {
+      let address = env.TEMPORAL_ADDRESS;
+      if (!address) {
+        if (!all) throw new UsageError('TEMPORAL_ADDRESS is required for --role core or worker; only --role all starts a dev server');
+        const dev = await startTemporalDevServer({
+          cliPath: env.TEMPORAL_CLI_PATH,
+          port: env.TEMPORAL_DEV_PORT,
+          uiPort: env.TEMPORAL_DEV_UI_PORT,
+          dbFile: path.join(config.dataDir, 'temporal.sqlite'),
+          namespace: env.TEMPORAL_NAMESPACE,
+        });
+        closers.push(() => dev.stop());
+        address = dev.address;
+        urls['Temporal UI'] = env.TEMPORAL_UI_URL ?? dev.uiUrl;
+      } else if (env.TEMPORAL_UI_URL) {
+        urls['Temporal UI'] = env.TEMPORAL_UI_URL;
+      }
+      temporal = { ...env, address };
+    }
+
+    if (roles.has('sandbox')) {
+      const sandbox = await startSandbox({ host: env.SANDBOX_HOST, port: env.SANDBOX_PORT, logger: logger.child({ component: 'sandbox' }) });
+      closers.push(() => sandbox.close());
+      urls.Sandbox = sandbox.url;
+    }
+
+    let transport: Transport | undefined;
+    let sealedBox: SealedBox | undefined;
+    if (roles.has('core')) {
+      const db = database!.db;
+      const adminToken = env.VPS_ADMIN_TOKEN ?? (all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
+      if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
+      const key = env.VPS_ENCRYPTION_KEY ?? (all ? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex') : undefined);
+      if (!key) throw new UsageError('VPS_ENCRYPTION_KEY is required for --role core');
+      sealedBox = new SealedBox(key);
+      const settings = temporal!;
+      let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;
+      const temporalClient = async () => {
+        clientPromise ??= connectTemporalClient(settings);
+        return (await clientPromise).client;
+      };
+      closers.push(async () => {
+        if (clientPromise) await (await clientPromise).close();
+      });
+      const core = createCore({
+        db,
+        logger: logger.child({ component: 'core' }),
+        sealedBox,
+        adminToken,
+        ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
+        allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
+        temporalClient,
+        taskQueue: env.TEMPORAL_TASK_QUEUE,
+      });
+      const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
+      closers.push(() => server.close());
+      urls['Core (Connect)'] = server.url;
+      // Same process: the gateway calls core in memory, with the same interceptors as over HTTP.
+      if (!env.CORE_URL) transport = createRouterTransport(core.routes, { router: { interceptors: core.interceptors } });
+    }
+
+    if (roles.has('worker')) {
+      const worker = await startWorker({
+        settings: temporal!,
+        taskQueue: env.TEMPORAL_TASK_QUEUE,
+        db: database!.db,
+        logger: logger.child({ component: 'worker' }),
+        shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+      });
+      closers.push(() => worker.stop());
+    }
+
+    if (roles.has('gateway')) {
+      if (env.CORE_URL) transport = createConnectTransport({ baseUrl: env.CORE_URL, httpVersion: '1.1', useBinaryFormat: true });
+      if (!transport) throw new UsageError('CORE_URL is required for --role gateway without core in the same process');
+      const app = await buildApp({ transport, logger: logger.child({ component: 'gateway' }) });
+      await app.listen({ host: env.HOST, port: env.PORT });
+      closers.push(() => app.close());
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : env.PORT;
+      urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
+    }
+
+    let devApiKey: string | undefined;
+    if (all && database && sealedBox) {
+      devApiKey = (await seedDemoCustomer(database.db, sealedBox, config.dataDir)).apiKey;
+    }
+    return { urls, devApiKey, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export function banner(running: Running, dataDir: string): string {
+  const width = Math.max(...Object.keys(running.urls).map((k) => k.length));
+  const lines = ['', 'vps is running', ...Object.entries(running.urls).map(([name, url]) => `  ${name.padEnd(width)}  ${url}`)];
+  if (running.devApiKey && running.urls.API) {
+    lines.push(
+      `  ${'Dev API key'.padEnd(width)}  ${path.join(dataDir, 'dev-api-key')}`,
+      `  ${'Admin token'.padEnd(width)}  ${path.join(dataDir, 'admin-token')}`,
+      '',
+      'Try it:',
+      `  curl -s ${running.urls.API}/seats -H 'Authorization: Bearer ${running.devApiKey}'`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

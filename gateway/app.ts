@@ -1,0 +1,54 @@
+import type { Transport } from '@connectrpc/connect';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { newId } from '../core/ids';
+import type { Logger } from '../core/logger';
+import { clientErrorResponse, formatValidationErrors, registerEnvelope } from './plugins/envelope';
+import { registerRpcRoutes } from './rpc-route';
+import { v1Routes } from './routes/v1';
+
+export interface GatewayOptions {
+  /** How the gateway reaches core: in memory (--role all) or over HTTP. */
+  transport: Transport;
+  logger: Logger;
+  /** Largest JSON body accepted, in bytes. */
+  bodyLimit?: number;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The public HTTP API; tests drive it over real HTTP or with inject(). */
+export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    disableRequestLogging: true,
+    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    // A caller-supplied request id is kept when it is safe to log and echo; otherwise we make one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    schemaErrorFormatter: formatValidationErrors,
+    clientErrorHandler: clientErrorResponse,
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ reqId: req.id, method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  registerEnvelope(app, opts.transport);
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(
+    async (v1) => {
+      registerRpcRoutes(v1, v1Routes, opts.transport);
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

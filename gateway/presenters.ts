@@ -1,0 +1,43 @@
+/**
+ * Protobuf messages to the flat camelCase JSON of the HTTP API: one function per resource, reused
+ * by every route that returns it. Enum names come from the core's tables, never restated here.
+ */
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import type { Seat } from '../gen/vps/seat/v1/seat_pb';
+import type { WebhookEndpoint } from '../gen/vps/webhook/v1/webhook_pb';
+import { AUTHORIZATION_STATUSES, TRACKS } from '../core/mappers/messages';
+import type { SeatJson } from './schemas/seats';
+import type { WebhookEndpointJson } from './schemas/webhook-endpoints';
+
+function invert<K extends string, V>(table: Record<K, V>): Map<V, K> {
+  return new Map((Object.entries(table) as [K, V][]).map(([k, v]) => [v, k]));
+}
+const trackNames = invert(TRACKS);
+const authorizationNames = invert(AUTHORIZATION_STATUSES);
+
+export function isoOrNull(t: Timestamp | undefined): string | null {
+  return t ? timestampDate(t).toISOString() : null;
+}
+
+function iso(t: Timestamp | undefined): string {
+  return isoOrNull(t) ?? new Date(0).toISOString();
+}
+
+export function seatJson(seat: Seat): SeatJson {
+  return {
+    id: seat.id,
+    name: seat.name,
+    platform: 'vplat',
+    track: trackNames.get(seat.track) ?? 'video',
+    capabilityAccountId: seat.capabilityAccountId || null,
+    accountUsername: seat.accountUsername || null,
+    bound: seat.bound,
+    boundAt: isoOrNull(seat.boundAt),
+    authorizationStatus: authorizationNames.get(seat.authorizationStatus) ?? 'unbound',
+    createdAt: iso(seat.createdAt),
+  };
+}
+
+export function webhookEndpointJson(endpoint: WebhookEndpoint): WebhookEndpointJson {
+  return { id: endpoint.id, url: endpoint.url, eventTypes: [...endpoint.eventTypes], createdAt: iso(endpoint.createdAt) };
+}

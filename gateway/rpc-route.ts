@@ -1,0 +1,85 @@
+/**
+ * A /v1 route is one row: method, path, schema, and the RPC it maps onto, with two small functions
+ * that translate the request in and the result out. Authentication, the read/write flag (the RPC's
+ * declared access), rate limiting and errors are handled once, here and in the envelope plugin.
+ */
+import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import type { Transport } from '@connectrpc/connect';
+import type { FastifyInstance, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import { AuthService } from '../gen/vps/auth/v1/auth_pb';
+import { Access } from '../gen/vps/options/v1/options_pb';
+import { accessOf, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../core/interceptors/access.interceptor';
+import { ApiError } from '../core/errors';
+
+export interface RpcRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
+  method: HTTPMethods;
+  url: string;
+  summary: string;
+  rpc: DescMethodUnary<I, O>;
+  schema: FastifySchema;
+  toRequest(req: FastifyRequest): MessageInitShape<I>;
+  toData(res: MessageShape<O>): Record<string, unknown>;
+}
+
+/** Keeps the generic link between an RPC and its translators while storing routes in one array. */
+export function defineRoute<I extends DescMessage, O extends DescMessage>(route: RpcRoute<I, O>): RpcRoute {
+  return route as unknown as RpcRoute;
+}
+
+export interface RouteConfig {
+  access: Access;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+const FORWARDED_RESPONSE_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER];
+
+/** Headers a gateway passes to core: the caller's credential and the request id, if printable. */
+export function forwardedHeaders(req: FastifyRequest): Headers {
+  const headers = new Headers({ 'x-request-id': req.id });
+  const auth = req.headers.authorization;
+  // A header with control or non-ASCII characters cannot be a valid key; send a placeholder
+  // instead of letting the Headers constructor throw, so the caller gets 1001, not 5000.
+  if (typeof auth === 'string') headers.set('authorization', /^[\x20-\x7e]*$/.test(auth) ? auth : 'invalid');
+  return headers;
+}
+
+/**
+ * Establishes the caller before a request's content is judged, so an anonymous malformed request
+ * is answered 1001 rather than 2001. Costs one call on the error path only.
+ */
+export async function authorizeCaller(transport: Transport, req: FastifyRequest, access: Access): Promise<void> {
+  await transport.unary(AuthService.method.authorize, undefined, undefined, forwardedHeaders(req), { access });
+}
+
+export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], transport: Transport): void {
+  for (const route of routes) {
+    const access = accessOf(route.rpc);
+    if (access !== Access.READ && access !== Access.WRITE) {
+      throw new Error(`${route.method} ${route.url}: ${route.rpc.name} is not a customer RPC`);
+    }
+    app.route({
+      method: route.method,
+      url: route.url,
+      schema: { summary: route.summary, ...route.schema },
+      config: { access },
+      attachValidation: true,
+      handler: async (req, reply) => {
+        if (req.validationError) {
+          await authorizeCaller(transport, req, access);
+          throw new ApiError(2001, req.validationError.message);
+        }
+        const res = await transport.unary(route.rpc, undefined, undefined, forwardedHeaders(req), route.toRequest(req));
+        for (const name of FORWARDED_RESPONSE_HEADERS) {
+          const value = res.header.get(name);
+          if (value !== null) void reply.header(name, value);
+        }
+        return { code: 0, message: 'ok', data: route.toData(res.message) };
+      },
+    });
+  }
+}

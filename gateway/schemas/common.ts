@@ -1,0 +1,26 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from '../../core/errors';
+
+/** ISO 8601 UTC timestamp, or null when the moment has not happened. */
+export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/** The success envelope around a route's data. */
+export function okEnvelope<T extends TSchema>(data: T) {
+  return Type.Object({
+    code: Type.Literal(0),
+    message: Type.Literal('ok'),
+    data,
+  });
+}
+
+export const ErrorEnvelope = Type.Object({
+  code: Type.Union(Object.keys(ERROR_CODES).map((c) => Type.Literal(Number(c)))),
+  message: Type.String(),
+  data: Type.Object({}, { additionalProperties: true }),
+});
+
+/** Every list answers `data.items`, so one client helper reads them all. */
+export function listOf<T extends TSchema>(item: T) {
+  return Type.Object({ items: Type.Array(item) });
+}
