@@ -1,14 +1,14 @@
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import Fastify from 'fastify';
 import type { CoreHandlers } from './router';
-import type { Logger } from './logger';
+import { fastifyLogging, type Logger } from './logger';
 
 /**
  * Core's own HTTP server: the Connect services for gateways and internal callers (Connect, gRPC
  * and gRPC-Web protocols, JSON or binary), plus a liveness probe.
  */
 export async function startCoreServer(core: CoreHandlers, opts: { host: string; port: number; logger: Logger }): Promise<{ url: string; close(): Promise<void> }> {
-  const app = Fastify({ loggerInstance: opts.logger, http2: false, disableRequestLogging: true });
+  const app = Fastify({ ...fastifyLogging(opts.logger) });
   await app.register(fastifyConnectPlugin, { routes: core.routes, interceptors: core.interceptors });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.listen({ host: opts.host, port: opts.port });

@@ -1,7 +1,7 @@
 import type { Transport } from '@connectrpc/connect';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { newId } from '../core/ids';
-import type { Logger } from '../core/logger';
+import { fastifyLogging, type Logger } from '../core/logger';
 import { clientErrorResponse, formatValidationErrors, registerEnvelope } from './plugins/envelope';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
@@ -20,8 +20,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The public HTTP API; tests drive it over real HTTP or with inject(). */
 export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: opts.logger,
-    disableRequestLogging: true,
+    ...fastifyLogging(opts.logger),
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     return503OnClosing: true,
     requestIdHeader: false,

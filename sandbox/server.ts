@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import type { Logger } from '../core/logger';
+import { fastifyLogging, type Logger } from '../core/logger';
 
 export async function startSandbox(opts: { host: string; port: number; logger: Logger }): Promise<{ url: string; close(): Promise<void> }> {
-  const app = Fastify({ loggerInstance: opts.logger, disableRequestLogging: true });
+  const app = Fastify({ ...fastifyLogging(opts.logger) });
   app.get('/_sandbox/health', async () => ({ status: 'ok' }));
   app.setNotFoundHandler((_req, reply) =>
     reply.code(404).send({ code: 40002, message: 'The requested path does not exist.', request_id: randomUUID().replace(/-/g, ''), data: {} }),

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { Db } from '../db/client';
 import type { Logger } from '../logger';
@@ -13,6 +13,26 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+const PINO_LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+let runtimeInstalled = false;
+
+/** The SDK's runtime is process-wide and can be installed once: its logs then join ours as JSON. */
+function installRuntimeLogger(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => {
+      logger[PINO_LEVELS[entry.level]]({ sdk: entry.meta }, entry.message);
+    }),
+  });
+}
+
 export async function startWorker(opts: {
   settings: TemporalSettings;
   taskQueue: string;
@@ -20,6 +40,7 @@ export async function startWorker(opts: {
   logger: Logger;
   shutdownGraceMs: number;
 }): Promise<RunningWorker> {
+  installRuntimeLogger(opts.logger);
   const identity = `vps-worker-${process.pid}@${os.hostname()}`;
   const connection = await NativeConnection.connect({
     address: opts.settings.address,

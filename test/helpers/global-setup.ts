@@ -1,0 +1,36 @@
+/**
+ * Once per run: a fresh Postgres database (migrated), and one Temporal dev server unless
+ * TEMPORAL_ADDRESS names one. Their addresses reach the test workers through the environment.
+ */
+import postgres from 'postgres';
+import { openDatabase } from '../../core/db/client';
+import { freePort, startTemporalDevServer, type DevServer } from '../../core/embedded/temporal-dev-server';
+
+declare global {
+  // Shared with global-teardown, which runs in the same context.
+  var __vpsTestResources: { devServer?: DevServer; adminUrl: string; database: string } | undefined;
+}
+
+export const ADMIN_URL = process.env.TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export default async function globalSetup(): Promise<void> {
+  const database = `vps_test_${Date.now()}_${process.pid}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`create database ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  const migrated = await openDatabase({ url: url.toString(), dataDir: '.data', poolSize: 1 });
+  await migrated.close();
+  process.env.TEST_DATABASE_URL = url.toString();
+
+  let devServer: DevServer | undefined;
+  if (!process.env.TEMPORAL_ADDRESS) {
+    devServer = await startTemporalDevServer({ port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+    process.env.TEMPORAL_ADDRESS = devServer.address;
+  }
+  globalThis.__vpsTestResources = { devServer, adminUrl: ADMIN_URL, database };
+}
