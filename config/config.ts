@@ -161,6 +161,12 @@ export interface Config {
   readonly dataDir: string;
 }
 
+/** A rejected value as it may appear in a message: secrets hidden, URL credentials removed. */
+function displayValue(name: string, raw: string): string {
+  if (/KEY|TOKEN|SECRET|PASSWORD/.test(name)) return '…';
+  return raw.replace(/\/\/[^/@\s]*@/, '//***@');
+}
+
 /** Parses and validates every variable at once, so a bad deployment reports all its problems. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
@@ -174,7 +180,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = proces
     try {
       env[name] = spec.parse(raw.trim());
     } catch (err) {
-      problems.push(`${name}: ${(err as Error).message} (got ${JSON.stringify(name.includes('KEY') || name.includes('TOKEN') ? '…' : raw)})`);
+      problems.push(`${name}: ${(err as Error).message} (got ${JSON.stringify(displayValue(name, raw))})`);
     }
   }
   if (env.TEMPORAL_TLS_CERT_PATH && !env.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH');

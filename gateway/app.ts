@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { newId } from '../core/ids';
 import { fastifyLogging, type Logger } from '../core/logger';
 import { clientErrorResponse, formatValidationErrors, registerEnvelope } from './plugins/envelope';
+import { validatorCompiler } from './plugins/validation';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
 
@@ -29,10 +30,13 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     schemaErrorFormatter: formatValidationErrors,
     clientErrorHandler: clientErrorResponse,
   }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler());
+  // Every body route takes JSON; plain text would otherwise be parsed and fail later, less clearly.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id);

@@ -28,8 +28,12 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // The IPv4-compatible (::a.b.c.d), SIIT, 6to4 and Teredo forms all embed an IPv4 address that
+  // could be private; nothing a customer legitimately hosts needs them.
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['2002::', 16],
+  ['2001::', 32],
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],

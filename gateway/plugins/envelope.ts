@@ -46,7 +46,7 @@ function isInputError(err: unknown): err is FastifyError {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-/** `body.eventTypes[0]: must be string`, naming the field the way the client wrote it. */
+/** `eventTypes[0]: must be string`: names the field the way the client wrote it. */
 export function formatValidationErrors(errors: ErrorObject[], dataVar: string): Error {
   const e = errors[0];
   if (!e) return new Error(`${dataVar}: invalid`);

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../core/embedded/temporal-dev-server';
+import { cleanEnv, spawnChild, type ChildHandle } from '../helpers/processes';
+
+const run = promisify(execFile);
+
+async function eventuallyClosed(port: number, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (!open) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+describe('npm start from a clean data folder', () => {
+  let dataDir: string;
+  let child: ChildHandle | undefined;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vps-start-'));
+  });
+  afterAll(async () => {
+    await child?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('comes up with every role embedded, prints its addresses, and the printed curl line returns code 0', async () => {
+    const [port, corePort, sandboxPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    child = spawnChild(
+      'npm',
+      ['start', '--silent'],
+      cleanEnv({
+        VPS_DATA_DIR: dataDir,
+        PORT: String(port),
+        CORE_PORT: String(corePort),
+        SANDBOX_PORT: String(sandboxPort),
+        TEMPORAL_DEV_PORT: String(temporalPort),
+        TEMPORAL_DEV_UI_PORT: String(uiPort),
+      }),
+    );
+    const [curlLine] = await child.waitFor(/curl -s \S+ -H 'Authorization: Bearer vps_[A-Za-z0-9_-]+'/, 150_000);
+    const output = child.output();
+    expect(output).toContain(`API             http://localhost:${port}/v1`);
+    expect(output).toContain(`Temporal UI     http://localhost:${uiPort}`);
+    expect(output).toContain(`Core (Connect)  http://127.0.0.1:${corePort}`);
+    expect(output).toContain(`Sandbox         http://127.0.0.1:${sandboxPort}`);
+
+    const { stdout } = await run('sh', ['-c', curlLine]);
+    const body = JSON.parse(stdout) as { code: number; data: { items: { track: string; bound: boolean }[] } };
+    expect(body.code).toBe(0);
+    expect(body.data.items.map((s) => [s.track, s.bound])).toEqual([
+      ['video', true],
+      ['shop', true],
+    ]);
+
+    const devKey = fs.readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim();
+    expect(curlLine).toContain(devKey);
+    expect(fs.statSync(path.join(dataDir, 'dev-api-key')).mode & 0o077).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'pg'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'temporal.sqlite'))).toBe(true);
+
+    // npm itself dies by the forwarded signal; what matters is that the service stopped in order
+    // and left nothing behind: its ports, the dev server's included, are free again.
+    await child.stop('SIGTERM');
+    for (const p of [port, corePort, sandboxPort, temporalPort]) expect(await eventuallyClosed(p)).toBe(true);
+    expect(child.output()).toContain('SIGTERM: stopping');
+    expect(child.output()).not.toContain('error while stopping');
+  }, 200_000);
+});
