@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes';
 import { banner, serve, UsageError } from './serve';
 
 export function program(): Command {
-  const root = new Command('vps').description('video publishing and engagement service').exitOverride();
+  const root = new Command('vps').description('video publishing and engagement service');
   root
     .command('serve')
     .description('run the service roles in this process')
@@ -32,6 +32,13 @@ export function program(): Command {
       process.once('SIGTERM', () => shutdown('SIGTERM'));
     });
   root.addCommand(adminCommand());
+  // Commander exits by itself on usage errors unless told otherwise on every command; main()
+  // turns its errors into our exit codes instead.
+  const override = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.commands.forEach(override);
+  };
+  override(root);
   return root;
 }
 

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Makes this machine ready for the test suite: the local Postgres server running, the Temporal CLI
+# present (built once from its Go module if absent), and the RPC code generated.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pg_host=127.0.0.1
+pg_port=5432
+if ! pg_isready -h "$pg_host" -p "$pg_port" -q 2>/dev/null; then
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    echo "starting the local Postgres cluster" >&2
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n 1)" main start
+  fi
+  for _ in $(seq 1 30); do
+    pg_isready -h "$pg_host" -p "$pg_port" -q 2>/dev/null && break
+    sleep 1
+  done
+  pg_isready -h "$pg_host" -p "$pg_port" -q || { echo "Postgres is not reachable at $pg_host:$pg_port" >&2; exit 1; }
+fi
+
+if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
+  bash scripts/temporal-cli.sh >/dev/null
+fi
+
+npx --no-install buf generate
