@@ -1,12 +1,21 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
+import { preparedQuery } from '../prepared';
 import { customers, seats, type SeatTrack } from '../schema';
 import { newId } from '../../ids';
 
 export type SeatRow = typeof seats.$inferSelect;
 
 export async function listSeatsOfCustomer(db: Executor, customerId: string): Promise<SeatRow[]> {
-  return db.select().from(seats).where(eq(seats.customerId, customerId)).orderBy(asc(seats.id));
+  const query = preparedQuery(db, 'list_seats_of_customer', (d) =>
+    d
+      .select()
+      .from(seats)
+      .where(eq(seats.customerId, sql.placeholder('customerId')))
+      .orderBy(asc(seats.id))
+      .prepare('list_seats_of_customer'),
+  );
+  return query.execute({ customerId });
 }
 
 export async function findSeat(db: Executor, id: string): Promise<SeatRow | undefined> {

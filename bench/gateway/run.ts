@@ -1,0 +1,82 @@
+/**
+ * bench/gateway: GET /v1/seats through gateway → core → Postgres against a bare Fastify route that
+ * runs the same query, measured in one run on this machine. Prints requests per second and p50/p99
+ * latency of each, and the ratio of the full path to the baseline (target: at least 0.5).
+ *
+ *   npm run bench:gateway            (BENCH_DURATION=10 seconds per variant, BENCH_CONNECTIONS=20)
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { openDatabase } from '../../core/db/client';
+import { generateApiKey } from '../../core/crypto/api-keys';
+import * as seatsRepo from '../../core/db/repositories/seats';
+import * as tenancy from '../../core/db/repositories/tenancy';
+
+const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+
+async function measure(url: string, headers: Record<string, string>) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function main() {
+  const dbName = `vps_bench_${Date.now()}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
+  await admin.unsafe(`create database ${dbName}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${dbName}`;
+  const servers = { kill: () => undefined } as { kill: () => unknown };
+  try {
+    const database = await openDatabase({ url: url.toString(), dataDir: '.data', poolSize: 2 });
+    const key = generateApiKey();
+    const customer = await tenancy.insertCustomer(database.db, { name: 'Bench', seatQuota: 10, planExpiresAt: null });
+    const user = await tenancy.insertUser(database.db, { customerId: customer.id, email: 'bench@example.com', name: 'Bench' });
+    await tenancy.insertApiKey(database.db, { customerId: customer.id, userId: user!.id, name: 'bench', prefix: key.prefix, keyHash: key.hash });
+    for (const [i, track] of (['video', 'shop', 'video'] as const).entries()) {
+      const seat = await seatsRepo.insertSeat(database.db, { customerId: customer.id, name: `seat ${i}`, track });
+      await seatsRepo.bindSeat(database.db, seat.id, { accountId: `bench-${i}`, accountUsername: `bench_${i}`, credentialsSealed: 'x', accessTokenExpiresAt: null, refreshTokenExpiresAt: null });
+    }
+    await database.close();
+
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'servers.ts')], {
+      env: { ...process.env, BENCH_DATABASE_URL: url.toString(), BENCH_CUSTOMER_ID: customer.id },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    servers.kill = () => child.kill();
+    const ports = await new Promise<{ bare: number; inMemory: number; overHttp: number }>((resolve, reject) => {
+      readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+      child.once('exit', (code) => reject(new Error(`servers exited with ${code}`)));
+    });
+
+    const auth = { authorization: `Bearer ${key.plaintext}` };
+    const target = (port: number) => `http://127.0.0.1:${port}/v1/seats`;
+    // Warm up each path (JIT, connection pools) before anything is recorded.
+    for (const port of [ports.bare, ports.inMemory, ports.overHttp]) {
+      await autocannon({ url: target(port), connections: CONNECTIONS, duration: 2, headers: auth });
+    }
+    const bare = await measure(target(ports.bare), auth);
+    const inMemory = await measure(target(ports.inMemory), auth);
+    const overHttp = await measure(target(ports.overHttp), auth);
+
+    const row = (name: string, m: { rps: number; p50: number; p99: number }) =>
+      `${name.padEnd(44)} ${m.rps.toFixed(0).padStart(8)} ${m.p50.toFixed(1).padStart(8)} ${m.p99.toFixed(1).padStart(8)} ${(m.rps / bare.rps).toFixed(2).padStart(7)}`;
+    console.log(`\nGET /v1/seats, ${CONNECTIONS} connections, ${DURATION} s per variant, one machine (${process.version})`);
+    console.log(`${'variant'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'ratio'.padStart(7)}`);
+    console.log(row('baseline: bare Fastify route, same query', bare));
+    console.log(row('full path, core in memory (--role all)', inMemory));
+    console.log(row('full path, core over Connect HTTP (roles)', overHttp));
+    console.log(`\nratio (full path in memory / baseline): ${(inMemory.rps / bare.rps).toFixed(2)} (target >= 0.50)`);
+  } finally {
+    servers.kill();
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+}
+
+void main();

@@ -1,0 +1,57 @@
+/**
+ * The servers under measurement, in their own process so the load generator does not share their
+ * event loop: the full path (gateway → core → Postgres, with core in memory as in --role all, and
+ * over HTTP as with separate roles) and the baseline, a bare Fastify route running the same query.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRouterTransport } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import Fastify from 'fastify';
+import postgres from 'postgres';
+import { SealedBox } from '../../core/crypto/sealed-box';
+import { openDatabase } from '../../core/db/client';
+import { createLogger } from '../../core/logger';
+import { createCore } from '../../core/router';
+import { startCoreServer } from '../../core/server';
+import { buildApp } from '../../gateway/app';
+
+async function main() {
+  const url = process.env.BENCH_DATABASE_URL!;
+  const customerId = process.env.BENCH_CUSTOMER_ID!;
+  const logger = createLogger('warn', 'bench');
+  const database = await openDatabase({ url, dataDir: '.data', poolSize: 10, migrate: false });
+  const core = createCore({
+    db: database.db,
+    logger,
+    sealedBox: new SealedBox(randomBytes(32)),
+    adminToken: undefined,
+    // The limiter's statement still runs on every request; only the refusals are taken out.
+    ratePerMinute: 1_000_000_000,
+    allowInsecureWebhookUrls: false,
+    temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
+    taskQueue: 'bench',
+  });
+  const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
+
+  const inMemory = await buildApp({ transport: createRouterTransport(core.routes, { router: { interceptors: core.interceptors } }), logger });
+  await inMemory.listen({ host: '127.0.0.1', port: 0 });
+  const overHttp = await buildApp({ transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }), logger });
+  await overHttp.listen({ host: '127.0.0.1', port: 0 });
+
+  // Baseline: the same query the seat repository runs, straight from a route, same pool size.
+  const sql = postgres(url, { max: 10 });
+  const bare = Fastify();
+  bare.get('/v1/seats', async () => {
+    const rows = await sql`select * from seats where customer_id = ${customerId} order by id`;
+    return { code: 0, message: 'ok', data: { items: rows } };
+  });
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+
+  const port = (app: { server: { address(): unknown } }) => (app.server.address() as { port: number }).port;
+  process.stdout.write(`${JSON.stringify({ bare: port(bare), inMemory: port(inMemory), overHttp: port(overHttp) })}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${String(err)}\n`);
+  process.exit(1);
+});
