@@ -58,7 +58,12 @@ export async function serve(spec: string, config: Config): Promise<Running> {
     let database: Database | undefined;
     if (needsDb) {
       if (!env.DATABASE_URL && !all) throw new UsageError('DATABASE_URL is required for --role core or worker; only --role all embeds PGlite');
-      database = await openDatabase({ url: env.DATABASE_URL, dataDir: config.dataDir, poolSize: env.DATABASE_POOL_SIZE });
+      database = await openDatabase({
+        url: env.DATABASE_URL,
+        dataDir: config.dataDir,
+        poolSize: env.DATABASE_POOL_SIZE,
+        preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+      });
       const db = database;
       closers.push(() => db.close());
     }

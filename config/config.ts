@@ -105,6 +105,12 @@ export const VARIABLES = {
     parse: url(['postgres:', 'postgresql:']),
     example: 'postgres://vps@127.0.0.1:5432/vps',
   }),
+  DATABASE_PREPARED_STATEMENTS: variable({
+    doc: 'Prepare statements on each connection; set false only behind a pooler in transaction mode',
+    parse: bool,
+    fallback: true,
+    example: 'true',
+  }),
   DATABASE_POOL_SIZE: variable({ doc: 'Postgres connections per process', parse: positiveInt, fallback: 10, example: '10' }),
   VPS_DATA_DIR: variable({ doc: 'Folder for embedded state (PGlite, Temporal SQLite, media, dev key)', parse: str, fallback: '.data', example: '.data' }),
   TEMPORAL_ADDRESS: variable({
