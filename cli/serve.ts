@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { createRouterTransport, type Transport } from '@connectrpc/connect';
+import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
 import { ROLES, type Config, type Role } from '../config/config';
 import { buildApp } from '../gateway/app';
@@ -15,6 +15,7 @@ import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/e
 import { seedDemoCustomer } from '../core/embedded/seed';
 import { startTemporalDevServer } from '../core/embedded/temporal-dev-server';
 import { createLogger } from '../core/logger';
+import { createInProcessTransport } from '../core/in-process-transport';
 import { createCore } from '../core/router';
 import { startCoreServer } from '../core/server';
 import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
@@ -126,8 +127,8 @@ export async function serve(spec: string, config: Config): Promise<Running> {
       const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
       closers.push(() => server.close());
       urls['Core (Connect)'] = server.url;
-      // Same process: the gateway calls core in memory, with the same interceptors as over HTTP.
-      if (!env.CORE_URL) transport = createRouterTransport(core.routes, { router: { interceptors: core.interceptors } });
+      // Same process: the gateway calls core directly, through the same interceptors as over HTTP.
+      if (!env.CORE_URL) transport = createInProcessTransport(core);
     }
 
     if (roles.has('worker')) {

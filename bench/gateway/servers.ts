@@ -4,13 +4,13 @@
  * over HTTP as with separate roles) and the baseline, a bare Fastify route running the same query.
  */
 import { randomBytes } from 'node:crypto';
-import { createRouterTransport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import Fastify from 'fastify';
 import postgres from 'postgres';
 import { SealedBox } from '../../core/crypto/sealed-box';
 import { openDatabase } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
+import { createInProcessTransport } from '../../core/in-process-transport';
 import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { buildApp } from '../../gateway/app';
@@ -33,7 +33,7 @@ async function main() {
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
 
-  const inMemory = await buildApp({ transport: createRouterTransport(core.routes, { router: { interceptors: core.interceptors } }), logger });
+  const inMemory = await buildApp({ transport: createInProcessTransport(core), logger });
   await inMemory.listen({ host: '127.0.0.1', port: 0 });
   const overHttp = await buildApp({ transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }), logger });
   await overHttp.listen({ host: '127.0.0.1', port: 0 });

@@ -3,7 +3,7 @@
  * a gateway that reaches it either in memory (as in --role all) or over HTTP (as separate roles).
  */
 import { randomBytes } from 'node:crypto';
-import { createClient, createRouterTransport, type Client as ConnectClient, type Transport } from '@connectrpc/connect';
+import { createClient, type Client as ConnectClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Client } from '@temporalio/client';
 import { AdminService } from '../../gen/vps/admin/v1/admin_pb';
@@ -11,6 +11,7 @@ import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { SealedBox } from '../../core/crypto/sealed-box';
 import { openDatabase, type Database } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
+import { createInProcessTransport } from '../../core/in-process-transport';
 import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { connectTemporalClient } from '../../core/temporal/connection';
@@ -51,7 +52,7 @@ export async function startStack(opts: { transport?: TransportKind; ratePerMinut
   const transport: Transport =
     opts.transport === 'http'
       ? createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true })
-      : createRouterTransport(core.routes, { router: { interceptors: core.interceptors } });
+      : createInProcessTransport(core);
   const app = await buildApp({ transport, logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
