@@ -26,10 +26,6 @@ export function defineRoute<I extends DescMessage, O extends DescMessage>(route:
   return route as unknown as RpcRoute;
 }
 
-export interface RouteConfig {
-  access: Access;
-}
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;

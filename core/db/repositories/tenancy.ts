@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { apiKeys, customers, users } from '../schema';
 import { newId } from '../../ids';
@@ -80,13 +80,5 @@ export async function revokeApiKey(db: Executor, id: string): Promise<ApiKeyRow 
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, id))
     .returning();
-  return row;
-}
-
-export async function findLiveApiKeyOfUser(db: Executor, userId: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
   return row;
 }
