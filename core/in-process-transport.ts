@@ -22,6 +22,7 @@ import type { CoreHandlers } from './router';
 type UnaryHandler = (request: unknown, context: HandlerContext) => unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
 
+/** Stands in for "no signal" where the request type requires one; it is never aborted. */
 const NEVER = new AbortController().signal;
 
 export function createInProcessTransport(core: CoreHandlers): Transport {
@@ -50,7 +51,8 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
       protocolName: 'in-process',
       requestMethod: req.requestMethod,
       url: req.url,
-      requestSignal: req.signal,
+      // Linking adds a listener to the signal; the shared placeholder must never collect them.
+      requestSignal: req.signal === NEVER ? undefined : req.signal,
       requestHeader: req.header,
       contextValues: req.contextValues,
     });
