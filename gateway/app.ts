@@ -2,7 +2,8 @@ import type { Transport } from '@connectrpc/connect';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { newId } from '../core/ids';
 import { fastifyLogging, type Logger } from '../core/logger';
-import { clientErrorResponse, formatValidationErrors, registerEnvelope } from './plugins/envelope';
+import { ApiError } from '../core/errors';
+import { clientErrorResponse, formatValidationErrors, fromApiError, registerEnvelope, send } from './plugins/envelope';
 import { validatorCompiler } from './plugins/validation';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
@@ -32,6 +33,8 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatValidationErrors,
     clientErrorHandler: clientErrorResponse,
+    // A URL the router cannot decode never reaches the error handler; it gets the envelope here.
+    frameworkErrors: (err, _req, reply) => send(reply, fromApiError(new ApiError(2001, `path: ${err.message}`))),
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(validatorCompiler());

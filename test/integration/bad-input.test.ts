@@ -51,6 +51,8 @@ const rows: Row[] = [
   { name: 'an unsupported method on a known path', method: 'PUT', path: '/v1/seats', json: {}, status: 404, code: 1005 },
   { name: 'a path outside /v1', method: 'GET', path: '/v2/seats', status: 404, code: 1005 },
   { name: 'deleting an endpoint that does not exist', method: 'DELETE', path: `${HOOKS}/we_doesnotexist`, status: 404, code: 1005 },
+  { name: 'a malformed percent-encoding in a path parameter', method: 'DELETE', path: `${HOOKS}/%E0%A4%A`, status: 422, code: 2001 },
+  { name: 'a non-ASCII endpoint id', method: 'DELETE', path: `${HOOKS}/%E2%82%AC`, status: 404, code: 1005 },
   { name: 'an endpoint id longer than 64 characters', method: 'DELETE', path: `${HOOKS}/${'x'.repeat(80)}`, status: 422, code: 2001, message: /^path parameter id: / },
 ];
 
