@@ -52,6 +52,30 @@ export async function authorizeCaller(transport: Transport, req: FastifyRequest,
   await transport.unary(AuthService.method.authorize, undefined, undefined, forwardedHeaders(req), { access });
 }
 
+/**
+ * Postgres text cannot hold U+0000, and no field of ours has a use for it: a request carrying one
+ * is refused naming the field, rather than failing in the database.
+ */
+export function nulField(req: FastifyRequest): string | undefined {
+  const find = (value: unknown, path: string): string | undefined => {
+    if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const hit = find(value[i], `${path}[${i}]`);
+        if (hit) return hit;
+      }
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        const hit = find(v, path ? `${path}.${k}` : k);
+        if (hit) return hit;
+      }
+    }
+    return undefined;
+  };
+  const field = find(req.params, '') ?? find(req.query, '') ?? find(req.body, '');
+  return field === undefined ? undefined : `${field || 'request'}: must not contain the NUL character`;
+}
+
 export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], transport: Transport): void {
   for (const route of routes) {
     const access = accessOf(route.rpc);
@@ -65,9 +89,10 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
       config: { access },
       attachValidation: true,
       handler: async (req, reply) => {
-        if (req.validationError) {
+        const invalid = req.validationError?.message ?? nulField(req);
+        if (invalid) {
           await authorizeCaller(transport, req, access);
-          throw new ApiError(2001, req.validationError.message);
+          throw new ApiError(2001, invalid);
         }
         const res = await transport.unary(route.rpc, undefined, undefined, forwardedHeaders(req), route.toRequest(req));
         for (const name of FORWARDED_RESPONSE_HEADERS) {

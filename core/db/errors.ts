@@ -8,3 +8,4 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = '23505';
+export const CHARACTER_NOT_IN_REPERTOIRE = '22021';

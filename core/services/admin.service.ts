@@ -154,9 +154,7 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
       const row = await this.deps.db.transaction(async (tx) => {
         const seat = await seatsRepo.findSeat(tx, req.seatId);
         if (!seat) throw notFound('seat', req.seatId);
-        if (seat.accountId !== null && seat.accountId !== accountId) {
-          throw new ApiError(1008, `seat ${seat.id} is already bound to account ${seat.accountId}; a seat can bind only one account of the platform`);
-        }
+        if (seat.accountId !== null && seat.accountId !== accountId) throw seatTaken(seat.id);
         const holder = await seatsRepo.findSeatByAccount(tx, seat.track, accountId);
         if (holder && holder.id !== seat.id) throw alreadyBound(accountId);
         const sealed = this.deps.sealedBox.seal(
@@ -164,13 +162,16 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
           seat.id,
         );
         // Binding the same account again is a reconnect: it replaces the credentials.
-        return seatsRepo.bindSeat(tx, seat.id, {
+        const bound = await seatsRepo.bindSeat(tx, seat.id, {
           accountId,
           accountUsername: req.accountUsername.trim() || null,
           credentialsSealed: sealed,
           accessTokenExpiresAt: dateOf(credentials.accessTokenExpiresAt),
           refreshTokenExpiresAt: dateOf(credentials.refreshTokenExpiresAt),
         });
+        // Another account won a concurrent bind of this seat after it was read above.
+        if (!bound) throw seatTaken(seat.id);
+        return bound;
       });
       return { seat: toSeat(row) };
     } catch (err) {
@@ -189,6 +190,10 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
   async pingWorker() {
     return this.deps.health.ping();
   }
+}
+
+function seatTaken(seatId: string): ApiError {
+  return new ApiError(1008, `seat ${seatId} is already bound to another account; a seat can bind only one account of the platform`);
 }
 
 function alreadyBound(accountId: string): ApiError {

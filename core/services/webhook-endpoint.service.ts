@@ -34,7 +34,8 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
     const secret = `whsec_${randomBytes(32).toString('base64url')}`;
     const row = await insertEndpoint(this.deps.db, {
       customerId,
-      url: req.url,
+      // Stored as parsed: the form deliveries will request, without stray whitespace.
+      url: new URL(req.url).href,
       eventTypes: [...new Set(req.eventTypes)],
       signingKey: createHash('sha256').update(secret).digest('hex'),
     });

@@ -53,6 +53,9 @@ const rows: Row[] = [
   { name: 'deleting an endpoint that does not exist', method: 'DELETE', path: `${HOOKS}/we_doesnotexist`, status: 404, code: 1005 },
   { name: 'a malformed percent-encoding in a path parameter', method: 'DELETE', path: `${HOOKS}/%E0%A4%A`, status: 422, code: 2001 },
   { name: 'a non-ASCII endpoint id', method: 'DELETE', path: `${HOOKS}/%E2%82%AC`, status: 404, code: 1005 },
+  { name: 'a NUL character in a path parameter', method: 'DELETE', path: `${HOOKS}/we%00x`, status: 422, code: 2001, message: /^id: must not contain the NUL/ },
+  { name: 'a NUL character in a body field', body: '{"url":"https://93.184.215.14/a\\u0000b","eventTypes":["*"]}', status: 422, code: 2001, message: /^url: must not contain the NUL/ },
+  { name: 'a NUL character in an array item', json: { url: 'https://93.184.215.14/', eventTypes: ['*', 'x\u0000'] }, status: 422, code: 2001, message: /^eventTypes\[1\]: must not contain the NUL/ },
   { name: 'an endpoint id longer than 64 characters', method: 'DELETE', path: `${HOOKS}/${'x'.repeat(80)}`, status: 422, code: 2001, message: /^path parameter id: / },
 ];
 

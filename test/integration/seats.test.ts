@@ -70,6 +70,20 @@ describe('seats', () => {
     }
   });
 
+  it('lets exactly one of several different accounts bind one seat concurrently; the others get 1008', async () => {
+    const tenant = await createTenant(stack);
+    const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'contested' });
+    const accounts = [1, 2, 3, 4].map(() => uniqueAccount('biz'));
+    const outcomes = await Promise.allSettled(accounts.map((accountId) => stack.admin.bindSeat({ seatId: seat!.id, accountId, credentials: { accessToken: 't' } })));
+    const winners = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<Stack['admin']['bindSeat']>>> => o.status === 'fulfilled');
+    expect(winners).toHaveLength(1);
+    for (const o of outcomes.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) {
+      expect(Number((o.reason as ConnectError).metadata.get('vps-code'))).toBe(1008);
+    }
+    const { seats } = await stack.admin.listSeats({ customerId: tenant.customerId });
+    expect(seats[0]!.capabilityAccountId).toBe(winners[0]!.value.seat!.capabilityAccountId);
+  });
+
   it('refuses a second account on a bound seat with 1008, and rebinding the same account reconnects it', async () => {
     const tenant = await createTenant(stack);
     const account = uniqueAccount('biz');

@@ -87,3 +87,26 @@ describe('renderConnectError of a ConnectError without our code', () => {
     expect(renderConnectError(err)).toEqual({ code: 5000, message: 'internal error', httpStatus: 500, data: {} });
   });
 });
+
+describe('logged errors', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { safeError } = require('../../core/logger') as typeof import('../../core/logger');
+
+  it('drops the SQL and parameters of a failed query, keeping the database message and SQLSTATE', () => {
+    const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+    const err = Object.assign(new Error('Failed query: insert into "webhook_endpoints" values ($1)\nparams: sigkey-secret-value'), {
+      name: 'DrizzleQueryError',
+      cause,
+      query: 'insert into "webhook_endpoints" values ($1)',
+      params: ['sigkey-secret-value'],
+    });
+    const logged = safeError(err) as Record<string, unknown>;
+    expect(JSON.stringify(logged)).not.toContain('sigkey-secret-value');
+    expect(logged).toMatchObject({ type: 'DrizzleQueryError', sqlState: '22021', message: expect.stringContaining('invalid byte sequence') });
+  });
+
+  it('logs other errors in full', () => {
+    const logged = safeError(new Error('boom')) as Record<string, unknown>;
+    expect(logged).toMatchObject({ message: 'boom', type: 'Error' });
+  });
+});

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { preparedQuery } from '../prepared';
 import { customers, seats, type SeatTrack } from '../schema';
@@ -44,17 +44,22 @@ export async function findSeatByAccount(db: Executor, track: SeatTrack, accountI
   return row;
 }
 
+/**
+ * Binds the account unless the seat holds another one: the condition is in the UPDATE itself, so
+ * of two concurrent binds of different accounts only one can match. Undefined means the seat is
+ * taken (rule 1008) or gone.
+ */
 export async function bindSeat(
   db: Executor,
   id: string,
-  binding: Pick<SeatRow, 'accountId' | 'accountUsername' | 'credentialsSealed' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'>,
-): Promise<SeatRow> {
+  binding: Pick<SeatRow, 'accountId' | 'accountUsername' | 'credentialsSealed' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'> & { accountId: string },
+): Promise<SeatRow | undefined> {
   const [row] = await db
     .update(seats)
     .set({ ...binding, boundAt: new Date(), authorizationStatus: 'active' })
-    .where(eq(seats.id, id))
+    .where(and(eq(seats.id, id), or(isNull(seats.accountId), eq(seats.accountId, binding.accountId))))
     .returning();
-  return row!;
+  return row;
 }
 
 export async function unbindSeat(db: Executor, id: string): Promise<SeatRow | undefined> {
