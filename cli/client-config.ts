@@ -20,7 +20,7 @@ export function adminClientConfig(flags: { coreUrl?: string; adminToken?: string
     fileToken = undefined; // no embedded instance here: the token must come from a flag or the environment
   }
   return {
-    coreUrl: (flags.coreUrl ?? env.VPS_CORE_URL ?? `http://127.0.0.1:${env.CORE_PORT || 8081}`).replace(/\/+$/, ''),
+    coreUrl: (flags.coreUrl ?? env.VPS_CORE_URL ?? env.CORE_URL ?? `http://127.0.0.1:${env.CORE_PORT || 8081}`).replace(/\/+$/, ''),
     adminToken: flags.adminToken ?? env.VPS_ADMIN_TOKEN ?? fileToken,
   };
 }

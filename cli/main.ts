@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config/config';
 import { adminCommand } from './admin';
 import { EXIT } from './exit-codes';
-import { banner, serve, UsageError } from './serve';
+import { banner, serve, UsageError, type Running } from './serve';
 
 export function program(): Command {
   const root = new Command('vps').description('video publishing and engagement service');
@@ -13,15 +13,16 @@ export function program(): Command {
     .option('--role <roles>', 'all, or a comma list of gateway, core, worker, sandbox', 'all')
     .action(async (o: { role: string }) => {
       const config = loadConfig();
-      const running = await serve(o.role, config);
-      process.stdout.write(banner(running, config.dataDir));
+      let running: Running | undefined;
       let stopping = false;
-      const shutdown = (signal: string) => {
+      const shutdown = (signal: string, exitCode = 0) => {
         if (stopping) return;
         stopping = true;
         process.stderr.write(`${signal}: stopping\n`);
+        // A signal during start-up exits at once; exit hooks stop what was already started.
+        if (!running) process.exit(1);
         running.stop().then(
-          () => process.exit(0),
+          () => process.exit(exitCode),
           (err: unknown) => {
             process.stderr.write(`error while stopping: ${String(err)}\n`);
             process.exit(1);
@@ -30,6 +31,11 @@ export function program(): Command {
       };
       process.once('SIGINT', () => shutdown('SIGINT'));
       process.once('SIGTERM', () => shutdown('SIGTERM'));
+      running = await serve(o.role, config, (err) => {
+        process.stderr.write(`vps: a role failed and the process stops: ${String(err)}\n`);
+        shutdown('failure', 1);
+      });
+      process.stdout.write(banner(running, config.dataDir));
     });
   root.addCommand(adminCommand());
   // Commander exits by itself on usage errors unless told otherwise on every command; main()

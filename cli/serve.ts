@@ -41,17 +41,24 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function serve(spec: string, config: Config): Promise<Running> {
+/**
+ * Starts the roles. `onFatal` hears of a role that died after start-up (a worker whose run ended
+ * with an error): the process should stop rather than live on without it.
+ */
+export async function serve(spec: string, config: Config, onFatal: (err: unknown) => void = () => undefined): Promise<Running> {
   const { roles, all } = parseRoles(spec);
   const env = config.env;
   const logger = createLogger(env.LOG_LEVEL, all ? 'all' : [...roles].join('+'));
   const closers: Array<() => Promise<void>> = [];
   const urls: Record<string, string> = {};
-  const stop = async () => {
-    for (const close of closers.reverse()) {
-      await close().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
-    }
-  };
+  let stopped: Promise<void> | undefined;
+  // Last started, first stopped; a second call waits for the first.
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const close of [...closers].reverse()) {
+        await close().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
+      }
+    })());
 
   try {
     const needsDb = roles.has('core') || roles.has('worker');
@@ -108,7 +115,11 @@ export async function serve(spec: string, config: Config): Promise<Running> {
       const settings = temporal!;
       let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;
       const temporalClient = async () => {
-        clientPromise ??= connectTemporalClient(settings);
+        // A failed connection is not kept: the next call tries again, so an outage heals by itself.
+        clientPromise ??= connectTemporalClient(settings).catch((err: unknown) => {
+          clientPromise = undefined;
+          throw err;
+        });
         return (await clientPromise).client;
       };
       closers.push(async () => {
@@ -140,6 +151,7 @@ export async function serve(spec: string, config: Config): Promise<Running> {
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       });
       closers.push(() => worker.stop());
+      worker.done.catch(onFatal);
     }
 
     if (roles.has('gateway')) {
@@ -154,7 +166,7 @@ export async function serve(spec: string, config: Config): Promise<Running> {
     }
 
     let devApiKey: string | undefined;
-    if (all && database && sealedBox) {
+    if (all && database?.kind === 'pglite' && sealedBox) {
       devApiKey = (await seedDemoCustomer(database.db, sealedBox, config.dataDir)).apiKey;
     }
     return { urls, devApiKey, stop };

@@ -3,7 +3,7 @@ import { ApiError } from './errors';
 
 /** Who is calling, established by the access interceptor before any handler runs. */
 export type Principal =
-  | { kind: 'customer'; customerId: string; userId: string; apiKeyId: string; planExpiresAt: Date | null }
+  | { kind: 'customer'; customerId: string; userId: string; apiKeyId: string; planExpiresAt: Date | null; planExpired: boolean }
   | { kind: 'admin' };
 
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: 'the authenticated caller' });
@@ -17,8 +17,9 @@ export function customerOf(ctx: HandlerContext): CustomerPrincipal {
   return principal;
 }
 
-export function assertPlanActive(principal: CustomerPrincipal, now = new Date()): void {
-  if (principal.planExpiresAt && principal.planExpiresAt.getTime() <= now.getTime()) {
-    throw new ApiError(1003, `plan expired at ${principal.planExpiresAt.toISOString()}; write operations are rejected until it is renewed`);
+export function assertPlanActive(principal: CustomerPrincipal): void {
+  if (principal.planExpired) {
+    const when = principal.planExpiresAt ? ` at ${principal.planExpiresAt.toISOString()}` : '';
+    throw new ApiError(1003, `plan expired${when}; write operations are rejected until it is renewed`);
   }
 }

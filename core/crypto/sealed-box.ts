@@ -21,7 +21,8 @@ export class SealedBox {
   open(sealed: string, associatedData: string): string {
     const [version, iv, tag, ct] = sealed.split('.');
     if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognised sealed value');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    // A fixed tag length: otherwise a truncated tag would be checked only as far as it goes.
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(associatedData));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');

@@ -1,6 +1,7 @@
 /**
  * The demo customer of the embedded mode: an active plan, a user with an API key, and one bound
- * seat per track, so that a newcomer's first request returns real data. Runs once per data folder.
+ * seat per track, so that a newcomer's first request returns real data. Embedded mode only: it is
+ * never written into a database the operator configured.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,25 +16,37 @@ export const DEV_KEY_FILE = 'dev-api-key';
 /** Sandbox account ids the emulator knows; the demo seats are bound to them. */
 export const DEMO_ACCOUNTS = { video: 'sandbox-business-0001', shop: 'sandbox-creator-0001' } as const;
 
+export const DEMO_EMAIL = 'demo@vps.local';
+
+/**
+ * Idempotent by the database, not by the key file: a lost key file gets the demo user a new key,
+ * and a second start never tries to bind the demo accounts twice.
+ */
 export async function seedDemoCustomer(db: Db, sealedBox: SealedBox, dataDir: string): Promise<{ apiKey: string; created: boolean }> {
   const keyFile = path.join(dataDir, DEV_KEY_FILE);
-  if (fs.existsSync(keyFile)) return { apiKey: fs.readFileSync(keyFile, 'utf8').trim(), created: false };
+  const existing = await tenancy.findUserByEmail(db, DEMO_EMAIL);
+  if (existing && fs.existsSync(keyFile)) return { apiKey: fs.readFileSync(keyFile, 'utf8').trim(), created: false };
   const key = generateApiKey();
-  await db.transaction(async (tx) => {
-    const customer = await tenancy.insertCustomer(tx, { name: 'Demo Enterprise', seatQuota: 5, planExpiresAt: null });
-    const user = await tenancy.insertUser(tx, { customerId: customer.id, email: `demo+${customer.id}@example.com`, name: 'Demo User' });
-    await tenancy.insertApiKey(tx, { customerId: customer.id, userId: user!.id, name: 'dev', prefix: key.prefix, keyHash: key.hash });
-    for (const track of ['video', 'shop'] as const) {
-      const seat = await seatsRepo.insertSeat(tx, { customerId: customer.id, name: `Demo ${track} seat`, track });
-      await seatsRepo.bindSeat(tx, seat.id, {
-        accountId: DEMO_ACCOUNTS[track],
-        accountUsername: `demo_${track}`,
-        credentialsSealed: sealedBox.seal(JSON.stringify({ accessToken: `sandbox-token-${track}`, refreshToken: `sandbox-refresh-${track}` }), seat.id),
-        accessTokenExpiresAt: null,
-        refreshTokenExpiresAt: null,
-      });
-    }
-  });
+  const keyRow = (customerId: string, userId: string) => ({ customerId, userId, name: 'dev', prefix: key.prefix, keyHash: key.hash });
+  if (existing) {
+    await tenancy.insertApiKey(db, keyRow(existing.customerId, existing.id));
+  } else {
+    await db.transaction(async (tx) => {
+      const customer = await tenancy.insertCustomer(tx, { name: 'Demo Enterprise', seatQuota: 5, planExpiresAt: null });
+      const user = await tenancy.insertUser(tx, { customerId: customer.id, email: DEMO_EMAIL, name: 'Demo User' });
+      await tenancy.insertApiKey(tx, keyRow(customer.id, user!.id));
+      for (const track of ['video', 'shop'] as const) {
+        const seat = await seatsRepo.insertSeat(tx, { customerId: customer.id, name: `Demo ${track} seat`, track });
+        await seatsRepo.bindSeat(tx, seat.id, {
+          accountId: DEMO_ACCOUNTS[track],
+          accountUsername: `demo_${track}`,
+          credentialsSealed: sealedBox.seal(JSON.stringify({ accessToken: `sandbox-token-${track}`, refreshToken: `sandbox-refresh-${track}` }), seat.id),
+          accessTokenExpiresAt: null,
+          refreshTokenExpiresAt: null,
+        });
+      }
+    });
+  }
   fs.writeFileSync(keyFile, `${key.plaintext}\n`, { mode: 0o600 });
-  return { apiKey: key.plaintext, created: true };
+  return { apiKey: key.plaintext, created: !existing };
 }

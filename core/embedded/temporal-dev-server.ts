@@ -36,6 +36,10 @@ export async function startTemporalDevServer(opts: {
   namespace: string;
   startTimeoutMs?: number;
 }): Promise<DevServer> {
+  // Otherwise "the port answers" below could be another server, and we would report success.
+  if (await canConnect('127.0.0.1', opts.port)) {
+    throw new Error(`port ${opts.port} is already in use: set TEMPORAL_DEV_PORT to a free port, or TEMPORAL_ADDRESS to use that server`);
+  }
   const cli = findTemporalCli(opts.cliPath);
   const args = [
     'server',
@@ -59,6 +63,12 @@ export async function startTemporalDevServer(opts: {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // However this process ends (an error during start-up, a signal), the dev server must not outlive it.
+  const killOnExit = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
   const address = `127.0.0.1:${opts.port}`;
   const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
   while (!(await canConnect('127.0.0.1', opts.port))) {
@@ -69,6 +79,7 @@ export async function startTemporalDevServer(opts: {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  if (child.exitCode !== null) throw new Error(`Temporal dev server exited with ${child.exitCode}: ${stderr}`);
   return { address, uiUrl: `http://localhost:${opts.uiPort}`, stop: () => stopChild(child, exited) };
 }
 

@@ -60,6 +60,7 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
       userId: row.userId,
       apiKeyId: row.keyId,
       planExpiresAt: row.planExpiresAt,
+      planExpired: row.planExpired,
     };
     if (declared === Access.WRITE) assertPlanActive(principal);
     req.contextValues.set(principalKey, principal);

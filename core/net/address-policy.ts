@@ -56,9 +56,26 @@ export function isPublicAddress(ip: string): boolean {
   return !blocked.check(ip, 'ipv4');
 }
 
+/** Longest URL accepted from a customer (webhooks, remote uploads). */
+export const MAX_URL_LENGTH = 2048;
+
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+/** The system resolver, bounded: a slow name would otherwise hold a request (and a libuv thread). */
+export const systemResolver: Resolver = async (host) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`lookup of ${host} timed out`)), LOOKUP_TIMEOUT_MS);
+  });
+  try {
+    const addresses = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);
+    return addresses.map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /** Why a URL may not be contacted, or undefined when it may. */
 export async function refuseUnsafeUrl(

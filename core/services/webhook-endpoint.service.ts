@@ -7,14 +7,14 @@ import type {
 } from '../../gen/vps/webhook/v1/webhook_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
+import { lockCustomer } from '../db/repositories/tenancy';
 import { countLiveEndpoints, deleteEndpoint, insertEndpoint, listLiveEndpoints } from '../db/repositories/webhook-endpoints';
 import { ApiError, invalidField } from '../errors';
 import { isSubscriptionPattern } from '../events/event-types';
 import { toWebhookEndpoint } from '../mappers/messages';
-import { refuseUnsafeUrl, type Resolver } from '../net/address-policy';
+import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
 
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
-export const MAX_URL_LENGTH = 2048;
 
 export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpointServiceDesc> {
   constructor(private readonly deps: { db: Db; allowInsecureUrls: boolean; resolve?: Resolver }) {}
@@ -28,16 +28,20 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
     if (req.eventTypes.length === 0) throw invalidField('eventTypes', 'must list at least one event type or pattern');
     const bad = req.eventTypes.find((p) => !isSubscriptionPattern(p));
     if (bad !== undefined) throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
-    if ((await countLiveEndpoints(this.deps.db, customerId)) >= MAX_ENDPOINTS_PER_CUSTOMER) {
-      throw invalidField('url', `at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints per customer; delete one first`);
-    }
     const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-    const row = await insertEndpoint(this.deps.db, {
-      customerId,
-      // Stored as parsed: the form deliveries will request, without stray whitespace.
-      url: new URL(req.url).href,
-      eventTypes: [...new Set(req.eventTypes)],
-      signingKey: createHash('sha256').update(secret).digest('hex'),
+    // The customer row lock makes count-then-insert exact under concurrent creations.
+    const row = await this.deps.db.transaction(async (tx) => {
+      await lockCustomer(tx, customerId);
+      if ((await countLiveEndpoints(tx, customerId)) >= MAX_ENDPOINTS_PER_CUSTOMER) {
+        throw invalidField('url', `at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints per customer; delete one first`);
+      }
+      return insertEndpoint(tx, {
+        customerId,
+        // Stored as parsed: the form deliveries will request, without stray whitespace.
+        url: new URL(req.url).href,
+        eventTypes: [...new Set(req.eventTypes)],
+        signingKey: createHash('sha256').update(secret).digest('hex'),
+      });
     });
     return { endpoint: toWebhookEndpoint(row), secret };
   }

@@ -7,7 +7,7 @@ import { temporalTls, type TemporalSettings } from './connection';
 
 export interface RunningWorker {
   identity: string;
-  /** Resolves when the worker has stopped. */
+  /** Resolves when the worker has stopped; rejects when it died. */
   done: Promise<void>;
   /** Stops polling, lets in-flight activities finish within the grace time, then resolves. */
   stop(): Promise<void>;
@@ -58,7 +58,7 @@ export async function startWorker(opts: {
     shutdownGraceTime: opts.shutdownGraceMs,
   });
   const done = worker.run().finally(() => connection.close());
-  done.catch((err: unknown) => opts.logger.error({ err }, 'worker stopped with an error'));
+  done.catch((err: unknown) => opts.logger.fatal({ err }, 'worker stopped with an error'));
   opts.logger.info({ taskQueue: opts.taskQueue, identity }, 'worker polling');
   return {
     identity,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_URL_LENGTH } from '../../core/net/address-policy';
 import { Timestamp } from './common';
 
 export const WebhookEndpointJson = Type.Object({
@@ -11,7 +12,7 @@ export type WebhookEndpointJson = Static<typeof WebhookEndpointJson>;
 
 export const CreateWebhookEndpointBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'Public https URL that receives the pushes' }),
+    url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'Public https URL that receives the pushes' }),
     eventTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
       minItems: 1,
       maxItems: 20,

@@ -50,6 +50,7 @@ const rows: Row[] = [
   { name: 'an unknown route', method: 'GET', path: '/v1/nothing-here', status: 404, code: 1005, message: /no route GET \/v1\/nothing-here/ },
   { name: 'an unsupported method on a known path', method: 'PUT', path: '/v1/seats', json: {}, status: 404, code: 1005 },
   { name: 'a path outside /v1', method: 'GET', path: '/v2/seats', status: 404, code: 1005 },
+  { name: 'an empty body with a JSON content type on DELETE (accepted: the route takes none)', method: 'DELETE', path: `${HOOKS}/we_missing`, body: '', status: 404, code: 1005 },
   { name: 'deleting an endpoint that does not exist', method: 'DELETE', path: `${HOOKS}/we_doesnotexist`, status: 404, code: 1005 },
   { name: 'a malformed percent-encoding in a path parameter', method: 'DELETE', path: `${HOOKS}/%E0%A4%A`, status: 422, code: 2001 },
   { name: 'a non-ASCII endpoint id', method: 'DELETE', path: `${HOOKS}/%E2%82%AC`, status: 404, code: 1005 },

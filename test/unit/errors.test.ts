@@ -1,3 +1,4 @@
+import { safeError } from '../../core/logger';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ApiError, ERROR_CODES, httpStatusOf, isErrorCode, renderConnectError, type ErrorCode } from '../../core/errors';
 
@@ -89,9 +90,6 @@ describe('renderConnectError of a ConnectError without our code', () => {
 });
 
 describe('logged errors', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { safeError } = require('../../core/logger') as typeof import('../../core/logger');
-
   it('drops the SQL and parameters of a failed query, keeping the database message and SQLSTATE', () => {
     const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
     const err = Object.assign(new Error('Failed query: insert into "webhook_endpoints" values ($1)\nparams: sigkey-secret-value'), {

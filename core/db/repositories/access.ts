@@ -7,6 +7,8 @@ export interface AccessRow {
   userId: string;
   userDisabled: boolean;
   planExpiresAt: Date | null;
+  /** Decided by the database clock, the same clock as the rate limit. */
+  planExpired: boolean;
   /** Null when the user is disabled: a refused caller does not draw from the bucket. */
   allowed: boolean | null;
   tokensLeft: number | null;
@@ -20,20 +22,25 @@ export interface AccessRow {
  */
 export async function authenticateAndMeter(db: Executor, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
   const rate = perMinute / 60;
-  const refilled = sql`least(${perMinute}::float8, b.tokens + extract(epoch from (now() - b.updated_at)) * ${rate}::float8)`;
+  // `excluded.updated_at` is this request's clock reading. A request that waited for the row lock
+  // read the clock before the request that held it, so elapsed time is floored at zero and the
+  // bucket's time never moves backwards.
+  const refilled = sql`least(${perMinute}::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ${rate}::float8)`;
   const rows = await queryRows<{
     key_id: string;
     customer_id: string;
     user_id: string;
     user_disabled: boolean;
     plan_expires_at: string | Date | null;
+    plan_expired: boolean;
     allowed: boolean | null;
     tokens: number | null;
   }>(
     db,
     sql`
     with k as (
-      select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at
+      select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
+        coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired
       from api_keys k
       join users u on u.id = k.user_id
       join customers c on c.id = k.customer_id
@@ -41,11 +48,11 @@ export async function authenticateAndMeter(db: Executor, keyHash: string, perMin
     ),
     bucket as (
       insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
-      select key_id, ${perMinute - 1}::float8, now(), true from k where not user_disabled
+      select key_id, ${perMinute - 1}::float8, clock_timestamp(), true from k where not user_disabled
       on conflict (bucket_key) do update set
         tokens = case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end,
         allowed = ${refilled} >= 1,
-        updated_at = now()
+        updated_at = greatest(b.updated_at, excluded.updated_at)
       returning tokens, allowed
     ),
     touched as (
@@ -65,6 +72,7 @@ export async function authenticateAndMeter(db: Executor, keyHash: string, perMin
     userId: row.user_id,
     userDisabled: row.user_disabled,
     planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
+    planExpired: row.plan_expired,
     allowed: row.allowed,
     tokensLeft: row.tokens === null ? null : Number(row.tokens),
   };

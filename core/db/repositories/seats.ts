@@ -12,8 +12,7 @@ export async function listSeatsOfCustomer(db: Executor, customerId: string): Pro
       .select()
       .from(seats)
       .where(eq(seats.customerId, sql.placeholder('customerId')))
-      .orderBy(asc(seats.id))
-      .prepare('list_seats_of_customer'),
+      .orderBy(asc(seats.id)),
   );
   return query.execute({ customerId });
 }

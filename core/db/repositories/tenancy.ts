@@ -21,6 +21,11 @@ export async function listCustomers(db: Executor): Promise<CustomerRow[]> {
   return db.select().from(customers).orderBy(asc(customers.id));
 }
 
+/** Serialises writes that check a per-customer limit, until the transaction ends. */
+export async function lockCustomer(db: Executor, id: string): Promise<void> {
+  await db.select({ id: customers.id }).from(customers).where(eq(customers.id, id)).for('update');
+}
+
 export async function updateCustomer(
   db: Executor,
   id: string,
@@ -43,6 +48,14 @@ export async function insertUser(db: Executor, input: { customerId: string; emai
 
 export async function findUser(db: Executor, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(sql`lower(${users.email}) = lower(${email})`);
   return row;
 }
 
