@@ -5,7 +5,7 @@
  * passes it through streams and abort signals; measured on GET /v1/seats, that cost more CPU than
  * the rest of the request. Messages are handed over by reference, so neither side may mutate them.
  */
-import { create, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
@@ -63,7 +63,7 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
       method: req.method,
       header: ctx.responseHeader,
       trailer: ctx.responseTrailer,
-      message: create(req.method.output, output as MessageInitShape<DescMessage>),
+      message: isMessage(output, req.method.output) ? output : create(req.method.output, output as MessageInitShape<DescMessage>),
     } as UnaryResponse;
   };
   // The first interceptor is the outermost, as in Connect's own chain.
@@ -85,9 +85,10 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
         requestMethod: 'POST',
         url: `in-process:/${method.parent.typeName}/${method.name}`,
         signal: signal ?? NEVER,
-        header: new Headers(header),
+        // The caller's own Headers object is used as is: it is made for this one call.
+        header: header instanceof Headers ? header : new Headers(header),
         contextValues: contextValues ?? createContextValues(),
-        message: create(method.input, input),
+        message: isMessage(input, method.input) ? input : create(method.input, input),
       } as unknown as UnaryRequest);
       return res as unknown as UnaryResponse<I, O>;
     },

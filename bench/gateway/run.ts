@@ -3,7 +3,8 @@
  * runs the same query, measured in one run on this machine. Prints requests per second and p50/p99
  * latency of each, and the ratio of the full path to the baseline (target: at least 0.5).
  *
- *   npm run bench:gateway            (BENCH_DURATION=10 seconds per variant, BENCH_CONNECTIONS=20)
+ *   npm run bench:gateway   (BENCH_ROUNDS=3 interleaved rounds, BENCH_DURATION=10 s per variant and
+ *                            round, BENCH_CONNECTIONS=20; medians are printed)
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -18,8 +19,20 @@ import * as tenancy from '../../core/db/repositories/tenancy';
 const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-async function measure(url: string, headers: Record<string, string>) {
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+function median(runs: Measurement[]): Measurement {
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { rps: mid(runs.map((r) => r.rps)), p50: mid(runs.map((r) => r.p50)), p99: mid(runs.map((r) => r.p99)) };
+}
+
+async function measure(url: string, headers: Record<string, string>): Promise<Measurement> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
@@ -60,13 +73,20 @@ async function main() {
     for (const port of [ports.bare, ports.inMemory, ports.overHttp]) {
       await autocannon({ url: target(port), connections: CONNECTIONS, duration: 2, headers: auth });
     }
-    const bare = await measure(target(ports.bare), auth);
-    const inMemory = await measure(target(ports.inMemory), auth);
-    const overHttp = await measure(target(ports.overHttp), auth);
+    // Interleaved rounds, medians reported: on a 2-core machine one 10 s run varies by a quarter.
+    const runs: Record<'bare' | 'inMemory' | 'overHttp', Measurement[]> = { bare: [], inMemory: [], overHttp: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      runs.bare.push(await measure(target(ports.bare), auth));
+      runs.inMemory.push(await measure(target(ports.inMemory), auth));
+      runs.overHttp.push(await measure(target(ports.overHttp), auth));
+    }
+    const bare = median(runs.bare);
+    const inMemory = median(runs.inMemory);
+    const overHttp = median(runs.overHttp);
 
-    const row = (name: string, m: { rps: number; p50: number; p99: number }) =>
+    const row = (name: string, m: Measurement) =>
       `${name.padEnd(44)} ${m.rps.toFixed(0).padStart(8)} ${m.p50.toFixed(1).padStart(8)} ${m.p99.toFixed(1).padStart(8)} ${(m.rps / bare.rps).toFixed(2).padStart(7)}`;
-    console.log(`\nGET /v1/seats, ${CONNECTIONS} connections, ${DURATION} s per variant, one machine (${process.version})`);
+    console.log(`\nGET /v1/seats, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved rounds of ${DURATION} s, one machine (${process.version})`);
     console.log(`${'variant'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'ratio'.padStart(7)}`);
     console.log(row('baseline: bare Fastify route, same query', bare));
     console.log(row('full path, core in memory (--role all)', inMemory));

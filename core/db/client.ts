@@ -100,6 +100,19 @@ async function openPglite(dataDir: string, runMigrations: boolean): Promise<Data
   return { db, kind: 'pglite', close: () => client.close() };
 }
 
+/**
+ * Runs fixed SQL text with positional parameters ($1, $2…), whichever driver is underneath, with no
+ * query building at all: for the statement every request runs. Timestamps come back as strings
+ * from postgres.js (drizzle installs pass-through parsers) and as Dates from PGlite.
+ */
+export async function rawQuery<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
+  const client = (db as unknown as { $client: unknown }).$client as
+    | { unsafe(text: string, params: unknown[]): Promise<T[]> }
+    | { query(text: string, params: unknown[]): Promise<{ rows: T[] }> };
+  if ('unsafe' in client) return [...(await client.unsafe(text, params))];
+  return (await client.query(text, params)).rows;
+}
+
 /** Runs raw SQL and returns its rows, whichever driver is underneath. */
 export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };

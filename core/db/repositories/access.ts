@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../client';
+import { rawQuery, type Db } from '../client';
 
 export interface AccessRow {
   keyId: string;
@@ -20,13 +19,46 @@ export interface AccessRow {
  * `last_used_at` at most once a minute. The bucket row lock serialises concurrent requests of one
  * key across every instance, so the limit holds however many gateways and cores there are.
  */
-export async function authenticateAndMeter(db: Executor, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
-  const rate = perMinute / 60;
-  // `excluded.updated_at` is this request's clock reading. A request that waited for the row lock
-  // read the clock before the request that held it, so elapsed time is floored at zero and the
-  // bucket's time never moves backwards.
-  const refilled = sql`least(${perMinute}::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ${rate}::float8)`;
-  const rows = await queryRows<{
+// The bucket, refilled continuously up to its capacity ($2 per minute). `excluded.updated_at` is
+// this request's clock reading. A request that waited for the row lock read the clock before the
+// request that held it, so elapsed time is floored at zero and the bucket's time never moves back.
+const REFILLED = `least($2::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ($2::float8 / 60))`;
+
+const AUTHENTICATE_AND_METER = `
+  with k as (
+    select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
+      coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired
+    from api_keys k
+    join users u on u.id = k.user_id
+    join customers c on c.id = k.customer_id
+    where k.key_hash = $1 and k.revoked_at is null
+  ),
+  bucket as (
+    insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
+    select key_id, $2::float8 - 1, clock_timestamp(), true from k where not user_disabled
+    on conflict (bucket_key) do update set
+      tokens = case when ${REFILLED} >= 1 then ${REFILLED} - 1 else ${REFILLED} end,
+      allowed = ${REFILLED} >= 1,
+      updated_at = greatest(b.updated_at, excluded.updated_at)
+    returning tokens, allowed
+  ),
+  touched as (
+    update api_keys set last_used_at = clock_timestamp()
+    from k
+    where api_keys.id = k.key_id and not k.user_disabled
+      and (api_keys.last_used_at is null or api_keys.last_used_at < clock_timestamp() - interval '1 minute')
+    returning 1
+  )
+  select k.*, bucket.allowed, bucket.tokens from k left join bucket on true`;
+
+/**
+ * One atomic statement per request: finds the live key with its user and customer, draws one token
+ * from the key's bucket, and touches `last_used_at` at most once a minute. The bucket row lock
+ * serialises concurrent requests of one key across every instance, so the limit holds however many
+ * gateways and cores there are. Fixed text, so it is planned once per connection and built never.
+ */
+export async function authenticateAndMeter(db: Db, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
+  const rows = await rawQuery<{
     key_id: string;
     customer_id: string;
     user_id: string;
@@ -34,36 +66,8 @@ export async function authenticateAndMeter(db: Executor, keyHash: string, perMin
     plan_expires_at: string | Date | null;
     plan_expired: boolean;
     allowed: boolean | null;
-    tokens: number | null;
-  }>(
-    db,
-    sql`
-    with k as (
-      select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
-        coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired
-      from api_keys k
-      join users u on u.id = k.user_id
-      join customers c on c.id = k.customer_id
-      where k.key_hash = ${keyHash} and k.revoked_at is null
-    ),
-    bucket as (
-      insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
-      select key_id, ${perMinute - 1}::float8, clock_timestamp(), true from k where not user_disabled
-      on conflict (bucket_key) do update set
-        tokens = case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end,
-        allowed = ${refilled} >= 1,
-        updated_at = greatest(b.updated_at, excluded.updated_at)
-      returning tokens, allowed
-    ),
-    touched as (
-      update api_keys set last_used_at = now()
-      from k
-      where api_keys.id = k.key_id and not k.user_disabled
-        and (api_keys.last_used_at is null or api_keys.last_used_at < now() - interval '1 minute')
-      returning 1
-    )
-    select k.*, bucket.allowed, bucket.tokens from k left join bucket on true`,
-  );
+    tokens: number | string | null;
+  }>(db, AUTHENTICATE_AND_METER, [keyHash, perMinute]);
   const row = rows[0];
   if (!row) return undefined;
   return {
