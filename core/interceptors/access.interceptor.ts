@@ -12,9 +12,19 @@ import { ApiError } from '../errors';
 export const RATE_LIMIT_LIMIT_HEADER = 'x-ratelimit-limit';
 export const RATE_LIMIT_REMAINING_HEADER = 'x-ratelimit-remaining';
 
-/** The declared access class of an RPC: the one read/write flag every route inherits. */
+const declaredAccess = new WeakMap<DescMethod, Access>();
+
+/**
+ * The declared access class of an RPC: the one read/write flag every route inherits. Reading an
+ * option decodes it each time, so the answer is kept per method.
+ */
 export function accessOf(method: DescMethod): Access {
-  return getOption(method, access);
+  let value = declaredAccess.get(method);
+  if (value === undefined) {
+    value = getOption(method, access);
+    declaredAccess.set(method, value);
+  }
+  return value;
 }
 
 function sameSecret(a: string, b: string): boolean {
