@@ -61,10 +61,10 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     })());
 
   try {
-    const needsDb = roles.has('core') || roles.has('worker');
-    const needsTemporal = roles.has('core') || roles.has('worker');
+    // Core and worker are the roles with state: both need Postgres and Temporal.
+    const stateful = roles.has('core') || roles.has('worker');
     let database: Database | undefined;
-    if (needsDb) {
+    if (stateful) {
       if (!env.DATABASE_URL && !all) throw new UsageError('DATABASE_URL is required for --role core or worker; only --role all embeds PGlite');
       database = await openDatabase({
         url: env.DATABASE_URL,
@@ -77,7 +77,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     }
 
     let temporal: TemporalSettings | undefined;
-    if (needsTemporal) {
+    if (stateful) {
       let address = env.TEMPORAL_ADDRESS;
       if (!address) {
         if (!all) throw new UsageError('TEMPORAL_ADDRESS is required for --role core or worker; only --role all starts a dev server');

@@ -22,8 +22,11 @@ import type { CoreHandlers } from './router';
 type UnaryHandler = (request: unknown, context: HandlerContext) => unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
 
-/** Stands in for "no signal" where the request type requires one; it is never aborted. */
-const NEVER = new AbortController().signal;
+/**
+ * Stands in for "no signal" where the request type requires one; it is never aborted. Exported so a
+ * test can check that calls never leave listeners on it.
+ */
+export const NO_SIGNAL = new AbortController().signal;
 
 export function createInProcessTransport(core: CoreHandlers): Transport {
   const handlers = new Map<DescMethod, UnaryHandler>();
@@ -52,7 +55,7 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
       requestMethod: req.requestMethod,
       url: req.url,
       // Linking adds a listener to the signal; the shared placeholder must never collect them.
-      requestSignal: req.signal === NEVER ? undefined : req.signal,
+      requestSignal: req.signal === NO_SIGNAL ? undefined : req.signal,
       requestHeader: req.header,
       contextValues: req.contextValues,
     });
@@ -84,7 +87,7 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
         method,
         requestMethod: 'POST',
         url: `in-process:/${method.parent.typeName}/${method.name}`,
-        signal: signal ?? NEVER,
+        signal: signal ?? NO_SIGNAL,
         // The caller's own Headers object is used as is: it is made for this one call.
         header: header instanceof Headers ? header : new Headers(header),
         contextValues: contextValues ?? createContextValues(),
