@@ -4,6 +4,7 @@
  * `.env.example` is checked against this table by a unit test.
  */
 import path from 'node:path';
+import { DEFAULT_TASK_QUEUE } from '../workflows/shared';
 
 export type Role = 'gateway' | 'core' | 'worker' | 'sandbox';
 export const ROLES: readonly Role[] = ['gateway', 'core', 'worker', 'sandbox'];
@@ -119,7 +120,7 @@ export const VARIABLES = {
     example: 'temporal:7233',
   }),
   TEMPORAL_NAMESPACE: variable({ doc: 'Temporal namespace', parse: str, fallback: 'default', example: 'default' }),
-  TEMPORAL_TASK_QUEUE: variable({ doc: 'Task queue of the workers', parse: str, fallback: 'vps', example: 'vps' }),
+  TEMPORAL_TASK_QUEUE: variable({ doc: 'Task queue of the workers', parse: str, fallback: DEFAULT_TASK_QUEUE, example: DEFAULT_TASK_QUEUE }),
   TEMPORAL_TLS: variable({ doc: 'Connect to Temporal over TLS', parse: bool, fallback: false, example: 'false' }),
   TEMPORAL_TLS_CERT_PATH: variable({ doc: 'Client certificate for mutual TLS with Temporal', parse: str, example: '/etc/vps/temporal.crt' }),
   TEMPORAL_TLS_KEY_PATH: variable({ doc: 'Client key for mutual TLS with Temporal', parse: str, example: '/etc/vps/temporal.key' }),

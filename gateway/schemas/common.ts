@@ -1,5 +1,4 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ERROR_CODES } from '../../core/errors';
 
 /** ISO 8601 UTC timestamp, or null when the moment has not happened. */
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
@@ -13,12 +12,6 @@ export function okEnvelope<T extends TSchema>(data: T) {
     data,
   });
 }
-
-export const ErrorEnvelope = Type.Object({
-  code: Type.Union(Object.keys(ERROR_CODES).map((c) => Type.Literal(Number(c)))),
-  message: Type.String(),
-  data: Type.Object({}, { additionalProperties: true }),
-});
 
 /** Every list answers `data.items`, so one client helper reads them all. */
 export function listOf<T extends TSchema>(item: T) {
