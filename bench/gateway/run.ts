@@ -62,7 +62,7 @@ async function main() {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     servers.kill = () => child.kill();
-    const ports = await new Promise<{ bare: number; inMemory: number; overHttp: number }>((resolve, reject) => {
+    const ports = await new Promise<{ bare: number; sameWork: number; inMemory: number; overHttp: number }>((resolve, reject) => {
       readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
       child.once('exit', (code) => reject(new Error(`servers exited with ${code}`)));
     });
@@ -70,17 +70,19 @@ async function main() {
     const auth = { authorization: `Bearer ${key.plaintext}` };
     const target = (port: number) => `http://127.0.0.1:${port}/v1/seats`;
     // Warm up each path (JIT, connection pools) before anything is recorded.
-    for (const port of [ports.bare, ports.inMemory, ports.overHttp]) {
+    for (const port of [ports.bare, ports.sameWork, ports.inMemory, ports.overHttp]) {
       await autocannon({ url: target(port), connections: CONNECTIONS, duration: 2, headers: auth });
     }
     // Interleaved rounds, medians reported: on a 2-core machine one 10 s run varies by a quarter.
-    const runs: Record<'bare' | 'inMemory' | 'overHttp', Measurement[]> = { bare: [], inMemory: [], overHttp: [] };
+    const runs: Record<'bare' | 'sameWork' | 'inMemory' | 'overHttp', Measurement[]> = { bare: [], sameWork: [], inMemory: [], overHttp: [] };
     for (let round = 0; round < ROUNDS; round++) {
       runs.bare.push(await measure(target(ports.bare), auth));
+      runs.sameWork.push(await measure(target(ports.sameWork), auth));
       runs.inMemory.push(await measure(target(ports.inMemory), auth));
       runs.overHttp.push(await measure(target(ports.overHttp), auth));
     }
     const bare = median(runs.bare);
+    const sameWork = median(runs.sameWork);
     const inMemory = median(runs.inMemory);
     const overHttp = median(runs.overHttp);
 
@@ -89,9 +91,11 @@ async function main() {
     console.log(`\nGET /v1/seats, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved rounds of ${DURATION} s, one machine (${process.version})`);
     console.log(`${'variant'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'ratio'.padStart(7)}`);
     console.log(row('baseline: bare Fastify route, same query', bare));
+    console.log(row('bare route, same two statements', sameWork));
     console.log(row('full path, core in memory (--role all)', inMemory));
     console.log(row('full path, core over Connect HTTP (roles)', overHttp));
     console.log(`\nratio (full path in memory / baseline): ${(inMemory.rps / bare.rps).toFixed(2)} (target >= 0.50)`);
+    console.log(`ratio (full path in memory / bare route with the same two statements): ${(inMemory.rps / sameWork.rps).toFixed(2)}`);
   } finally {
     servers.kill();
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import Fastify from 'fastify';
 import postgres from 'postgres';
+import { hashApiKey } from '../../core/crypto/api-keys';
 import { SealedBox } from '../../core/crypto/sealed-box';
+import { authenticateAndMeter } from '../../core/db/repositories/access';
 import { openDatabase } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
 import { createInProcessTransport } from '../../core/in-process-transport';
@@ -47,8 +49,21 @@ async function main() {
   });
   await bare.listen({ host: '127.0.0.1', port: 0 });
 
+  // Second baseline: the same two statements the full path runs per request (the authentication
+  // and rate-limit write, then the seat list), so the ratio against it isolates what the layers cost.
+  const bareDb = await openDatabase({ url, dataDir: '.data', poolSize: 10, migrate: false });
+  const sameWork = Fastify();
+  sameWork.get('/v1/seats', async (request, reply) => {
+    const plaintext = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+    const access = await authenticateAndMeter(bareDb.db, hashApiKey(plaintext), 1_000_000_000);
+    if (!access) return reply.code(401).send({ code: 1001, message: 'invalid key', data: null });
+    const rows = await sql`select * from seats where customer_id = ${access.customerId} order by id`;
+    return { code: 0, message: 'ok', data: { items: rows } };
+  });
+  await sameWork.listen({ host: '127.0.0.1', port: 0 });
+
   const port = (app: { server: { address(): unknown } }) => (app.server.address() as { port: number }).port;
-  process.stdout.write(`${JSON.stringify({ bare: port(bare), inMemory: port(inMemory), overHttp: port(overHttp) })}\n`);
+  process.stdout.write(`${JSON.stringify({ bare: port(bare), sameWork: port(sameWork), inMemory: port(inMemory), overHttp: port(overHttp) })}\n`);
 }
 
 main().catch((err: unknown) => {
