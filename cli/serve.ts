@@ -20,7 +20,7 @@ import { createCore } from '../core/router';
 import { startCoreServer } from '../core/server';
 import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
 import { startWorker } from '../core/temporal/worker';
-import { startSandbox } from '../sandbox/server';
+import { sandboxSettings, startSandbox } from '../sandbox/server';
 
 export class UsageError extends Error {}
 
@@ -98,7 +98,8 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     }
 
     if (roles.has('sandbox')) {
-      const sandbox = await startSandbox({ host: env.SANDBOX_HOST, port: env.SANDBOX_PORT, logger: logger.child({ component: 'sandbox' }) });
+      const { clockSpeed, ...settings } = sandboxSettings(env);
+      const sandbox = await startSandbox({ host: env.SANDBOX_HOST, port: env.SANDBOX_PORT, logger: logger.child({ component: 'sandbox' }), settings, clockSpeed });
       closers.push(() => sandbox.close());
       urls.Sandbox = sandbox.url;
     }

@@ -47,6 +47,16 @@ const positiveInt: Parser<number> = (raw) => {
   if (!/^\d+$/.test(raw) || n < 1) throw new Error('must be a positive integer');
   return n;
 };
+const positiveNumber: Parser<number> = (raw) => {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error('must be a positive number');
+  return n;
+};
+const msList: Parser<number[]> = (raw) => {
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d+$/.test(p))) throw new Error('must be a comma-separated list of milliseconds');
+  return parts.map(Number);
+};
 const bool: Parser<boolean> = (raw) => {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
@@ -146,8 +156,26 @@ export const VARIABLES = {
     fallback: false,
     example: 'false',
   }),
+  VPLAT_API_BASE: variable({
+    doc: "Origin of the short-video platform's Business API (paths /open_api/v1.3/… are appended); unset: the sandbox emulator",
+    parse: url(['http:', 'https:']),
+    example: 'https://business-api.example.com',
+  }),
+  VPLAT_APP_ID: variable({ doc: 'App id (client key) at the short-video platform; required with VPLAT_API_BASE', parse: str, example: '' }),
+  VPLAT_APP_SECRET: variable({ doc: 'App secret at the short-video platform; also verifies its webhooks; required with VPLAT_API_BASE', parse: str, example: '' }),
+  SHOP_API_BASE: variable({ doc: "Origin of the shop platform's Open API (creator endpoints); unset: the sandbox emulator", parse: url(['http:', 'https:']), example: 'https://open-api.shop.example.com' }),
+  SHOP_AUTH_BASE: variable({ doc: "Origin of the shop platform's token service; unset: SHOP_API_BASE", parse: url(['http:', 'https:']), example: 'https://auth.shop.example.com' }),
+  SHOP_APP_KEY: variable({ doc: 'App key at the shop platform; required with SHOP_API_BASE', parse: str, example: '' }),
+  SHOP_APP_SECRET: variable({ doc: 'App secret at the shop platform, used to sign requests; required with SHOP_API_BASE', parse: str, example: '' }),
+  UPSTREAM_CONNECT_TIMEOUT_MS: variable({ doc: 'Time allowed to connect to an official API', parse: positiveInt, fallback: 5_000, example: '5000' }),
+  UPSTREAM_TIMEOUT_MS: variable({ doc: 'Time allowed for a whole official API call before it counts as a timeout (3002)', parse: positiveInt, fallback: 30_000, example: '30000' }),
   SANDBOX_HOST: variable({ doc: 'Address the sandbox emulator listens on', parse: str, fallback: '127.0.0.1', example: '127.0.0.1' }),
   SANDBOX_PORT: variable({ doc: 'Port of the sandbox emulator (0 picks a free one)', parse: port, fallback: 8090, example: '8090' }),
+  SANDBOX_CLOCK_SPEED: variable({ doc: "Speed of the emulator's clock (2 runs publish processing and token lifetimes twice as fast)", parse: positiveNumber, fallback: 1, example: '1' }),
+  SANDBOX_PUBLISH_PROCESSING_MS: variable({ doc: 'Emulator: time a publish spends processing after its media was downloaded', parse: positiveInt, fallback: 15_000, example: '15000' }),
+  SANDBOX_POST_ID_DELAY_MS: variable({ doc: 'Emulator: time after completion until the post id appears (about 3 minutes officially)', parse: positiveInt, fallback: 180_000, example: '180000' }),
+  SANDBOX_ACCESS_TOKEN_TTL_S: variable({ doc: 'Emulator: access token lifetime in seconds, both platforms (unset: 86400 Business API, 604800 shop)', parse: positiveInt, example: '86400' }),
+  SANDBOX_WEBHOOK_RETRY_MS: variable({ doc: 'Emulator: pauses between webhook push attempts', parse: msList, fallback: [1_000, 5_000, 30_000, 120_000, 600_000], example: '1000,5000,30000,120000,600000' }),
   SHUTDOWN_GRACE_MS: variable({ doc: 'How long in-flight work may finish on shutdown', parse: positiveInt, fallback: 10_000, example: '10000' }),
   LOG_LEVEL: variable({ doc: 'fatal, error, warn, info, debug, trace or silent', parse: logLevel, fallback: 'info', example: 'info' }),
 } as const;
@@ -190,6 +218,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = proces
       problems.push(`${name}: ${(err as Error).message} (got ${JSON.stringify(displayValue(name, raw))})`);
     }
   }
+  // A real platform needs real app credentials; only the emulator has defaults of its own.
+  if (env.VPLAT_API_BASE && (!env.VPLAT_APP_ID || !env.VPLAT_APP_SECRET)) problems.push('VPLAT_APP_ID and VPLAT_APP_SECRET: required with VPLAT_API_BASE');
+  if (env.SHOP_API_BASE && (!env.SHOP_APP_KEY || !env.SHOP_APP_SECRET)) problems.push('SHOP_APP_KEY and SHOP_APP_SECRET: required with SHOP_API_BASE');
   if (env.TEMPORAL_TLS_CERT_PATH && !env.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH');
   if (problems.length > 0) throw new ConfigError(problems);
   const typed = Object.freeze(env) as Env;

@@ -1,0 +1,4 @@
+import type { FastifyInstance } from 'fastify';
+import type { SandboxContext } from '../context';
+
+export function registerWebhookConfig(_app: FastifyInstance, _ctx: SandboxContext): void {}
