@@ -21,6 +21,11 @@ import { startCoreServer } from '../core/server';
 import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
 import { startWorker } from '../core/temporal/worker';
 import { sandboxSettings, startSandbox } from '../sandbox/server';
+import { restartTokenRefreshes } from '../core/temporal/restart-token-refreshes';
+import { tokenRefreshStarter } from '../core/temporal/token-refresh';
+import { createUpstream, type Upstream } from '../core/upstream';
+import { resolveUpstream } from '../core/upstream/settings';
+import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 
 export class UsageError extends Error {}
 
@@ -97,22 +102,34 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       temporal = { ...env, address };
     }
 
+    let sandboxUrl: string | undefined;
     if (roles.has('sandbox')) {
       const { clockSpeed, ...settings } = sandboxSettings(env);
       const sandbox = await startSandbox({ host: env.SANDBOX_HOST, port: env.SANDBOX_PORT, logger: logger.child({ component: 'sandbox' }), settings, clockSpeed });
       closers.push(() => sandbox.close());
       urls.Sandbox = sandbox.url;
+      sandboxUrl = sandbox.url;
+    }
+
+    // Upstream credentials are sealed by core and opened by the worker: both need the key.
+    let sealedBox: SealedBox | undefined;
+    let upstream: Upstream | undefined;
+    if (stateful) {
+      const key = env.VPS_ENCRYPTION_KEY ?? (all ? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex') : undefined);
+      if (!key) throw new UsageError('VPS_ENCRYPTION_KEY is required for --role core or worker');
+      sealedBox = new SealedBox(key);
+      const client = createUpstream(resolveUpstream(env, sandboxUrl));
+      closers.push(() => client.close());
+      upstream = client;
     }
 
     let transport: Transport | undefined;
-    let sealedBox: SealedBox | undefined;
+    let startRefreshes: (() => Promise<void>) | undefined;
+    const tokenRefresh = { marginSeconds: env.TOKEN_REFRESH_MARGIN_S, minIntervalMs: env.TOKEN_REFRESH_MIN_INTERVAL_MS };
     if (roles.has('core')) {
       const db = database!.db;
       const adminToken = env.VPS_ADMIN_TOKEN ?? (all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
       if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
-      const key = env.VPS_ENCRYPTION_KEY ?? (all ? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex') : undefined);
-      if (!key) throw new UsageError('VPS_ENCRYPTION_KEY is required for --role core');
-      sealedBox = new SealedBox(key);
       const settings = temporal!;
       let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;
       const temporalClient = async () => {
@@ -129,13 +146,15 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       const core = createCore({
         db,
         logger: logger.child({ component: 'core' }),
-        sealedBox,
+        sealedBox: sealedBox!,
         adminToken,
         ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
         allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
         temporalClient,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
+        tokenRefresh,
       });
+      startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
       const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
       closers.push(() => server.close());
       urls['Core (Connect)'] = server.url;
@@ -148,6 +167,8 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         settings: temporal!,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         db: database!.db,
+        sealedBox: sealedBox!,
+        upstream: upstream!,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       });
@@ -167,9 +188,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     }
 
     let devApiKey: string | undefined;
-    if (all && database?.kind === 'pglite' && sealedBox) {
-      devApiKey = (await seedDemoCustomer(database.db, sealedBox, config.dataDir)).apiKey;
+    if (all && database?.kind === 'pglite' && sealedBox && sandboxUrl) {
+      devApiKey = (await seedDemoCustomer(database.db, sealedBox, config.dataDir, sandboxTokenGrant(sandboxUrl))).apiKey;
     }
+    // In the background: start-up does not wait on Temporal for work that only needs to exist soon.
+    if (startRefreshes) void startRefreshes();
     return { urls, devApiKey, stop };
   } catch (err) {
     await stop();

@@ -169,6 +169,8 @@ export const VARIABLES = {
   SHOP_APP_SECRET: variable({ doc: 'App secret at the shop platform, used to sign requests; required with SHOP_API_BASE', parse: str, example: '' }),
   UPSTREAM_CONNECT_TIMEOUT_MS: variable({ doc: 'Time allowed to connect to an official API', parse: positiveInt, fallback: 5_000, example: '5000' }),
   UPSTREAM_TIMEOUT_MS: variable({ doc: 'Time allowed for a whole official API call before it counts as a timeout (3002)', parse: positiveInt, fallback: 30_000, example: '30000' }),
+  TOKEN_REFRESH_MARGIN_S: variable({ doc: 'Refresh a seat\'s upstream access token this many seconds before it expires', parse: positiveInt, fallback: 3_600, example: '3600' }),
+  TOKEN_REFRESH_MIN_INTERVAL_MS: variable({ doc: 'Shortest pause between two refresh checks of one seat', parse: positiveInt, fallback: 60_000, example: '60000' }),
   SANDBOX_HOST: variable({ doc: 'Address the sandbox emulator listens on', parse: str, fallback: '127.0.0.1', example: '127.0.0.1' }),
   SANDBOX_PORT: variable({ doc: 'Port of the sandbox emulator (0 picks a free one)', parse: port, fallback: 8090, example: '8090' }),
   SANDBOX_CLOCK_SPEED: variable({ doc: "Speed of the emulator's clock (2 runs publish processing and token lifetimes twice as fast)", parse: positiveNumber, fallback: 1, example: '1' }),

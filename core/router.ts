@@ -15,6 +15,7 @@ import { AuthService } from './services/auth.service';
 import { SeatService } from './services/seat.service';
 import { WebhookEndpointService } from './services/webhook-endpoint.service';
 import { temporalHealthProbe } from './temporal/health';
+import { tokenRefreshStarter } from './temporal/token-refresh';
 
 export interface CoreDeps {
   db: Db;
@@ -25,6 +26,8 @@ export interface CoreDeps {
   allowInsecureWebhookUrls: boolean;
   temporalClient: () => Promise<Client>;
   taskQueue: string;
+  /** When to refresh upstream tokens: this long before expiry, never more often than the interval. */
+  tokenRefresh: { marginSeconds: number; minIntervalMs: number };
   resolve?: Resolver;
 }
 
@@ -38,7 +41,13 @@ export interface CoreHandlers {
 export function createCore(deps: CoreDeps): CoreHandlers {
   const health = temporalHealthProbe({ client: deps.temporalClient, taskQueue: deps.taskQueue, timeoutMs: 30_000 });
   const services = {
-    admin: new AdminService({ db: deps.db, sealedBox: deps.sealedBox, health }),
+    admin: new AdminService({
+      db: deps.db,
+      sealedBox: deps.sealedBox,
+      health,
+      startTokenRefresh: tokenRefreshStarter(deps.temporalClient, { taskQueue: deps.taskQueue, ...deps.tokenRefresh }),
+      logger: deps.logger,
+    }),
     auth: new AuthService(),
     seats: new SeatService({ db: deps.db }),
     webhooks: new WebhookEndpointService({ db: deps.db, allowInsecureUrls: deps.allowInsecureWebhookUrls, resolve: deps.resolve }),

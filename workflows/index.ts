@@ -1,2 +1,3 @@
 // Every workflow the worker registers, exported by name.
 export { healthCheckWorkflow } from './health-check.workflow';
+export { tokenRefreshWorkflow } from './token-refresh.workflow';

@@ -16,3 +16,19 @@ export interface HealthCheckResult {
   /** ISO time read from the worker's own database connection. */
   databaseTime: string;
 }
+
+export interface TokenRefreshInput {
+  seatId: string;
+  /** Refresh this long before the access token expires. */
+  marginSeconds: number;
+  /** Never check more often than this, whatever the token's expiry says. */
+  minIntervalMs: number;
+}
+
+export type TokenRefreshOutcome = 'refreshed' | 'not_due' | 'unbound' | 'reauthorization_required';
+
+export interface TokenRefreshStep {
+  outcome: TokenRefreshOutcome;
+  /** Epoch ms at which the next refresh is due; absent when the seat needs no more refreshing. */
+  refreshAt?: number;
+}

@@ -32,6 +32,7 @@ async function main() {
     allowInsecureWebhookUrls: false,
     temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
     taskQueue: 'bench',
+    tokenRefresh: { marginSeconds: 3600, minIntervalMs: 60_000 },
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
 

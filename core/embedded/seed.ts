@@ -10,6 +10,7 @@ import { generateApiKey } from '../crypto/api-keys';
 import type { Db } from '../db/client';
 import * as seatsRepo from '../db/repositories/seats';
 import * as tenancy from '../db/repositories/tenancy';
+import { sealCredentials } from '../upstream/credentials';
 
 export const DEV_KEY_FILE = 'dev-api-key';
 
@@ -18,11 +19,14 @@ export const DEMO_ACCOUNTS = { video: 'sandbox-business-0001', shop: 'sandbox-cr
 
 export const DEMO_EMAIL = 'demo@vps.local';
 
+/** Upstream tokens for a demo account, from the sandbox emulator. */
+export type DemoTokenGrant = (openId: string) => Promise<{ accessToken: string; refreshToken: string; accessTokenExpiresAt: Date; refreshTokenExpiresAt: Date }>;
+
 /**
  * Idempotent by the database, not by the key file: a lost key file gets the demo user a new key,
  * and a second start never tries to bind the demo accounts twice.
  */
-export async function seedDemoCustomer(db: Db, sealedBox: SealedBox, dataDir: string): Promise<{ apiKey: string; created: boolean }> {
+export async function seedDemoCustomer(db: Db, sealedBox: SealedBox, dataDir: string, grant: DemoTokenGrant): Promise<{ apiKey: string; created: boolean }> {
   const keyFile = path.join(dataDir, DEV_KEY_FILE);
   const existing = await tenancy.findUserByEmail(db, DEMO_EMAIL);
   if (existing && fs.existsSync(keyFile)) return { apiKey: fs.readFileSync(keyFile, 'utf8').trim(), created: false };
@@ -31,6 +35,8 @@ export async function seedDemoCustomer(db: Db, sealedBox: SealedBox, dataDir: st
   if (existing) {
     await tenancy.insertApiKey(db, keyRow(existing.customerId, existing.id));
   } else {
+    // Asked before the transaction: a sandbox that refuses leaves no half-seeded customer behind.
+    const tokens = { video: await grant(DEMO_ACCOUNTS.video), shop: await grant(DEMO_ACCOUNTS.shop) };
     await db.transaction(async (tx) => {
       const customer = await tenancy.insertCustomer(tx, { name: 'Demo Enterprise', seatQuota: 5, planExpiresAt: null });
       const user = await tenancy.insertUser(tx, { customerId: customer.id, email: DEMO_EMAIL, name: 'Demo User' });
@@ -40,9 +46,9 @@ export async function seedDemoCustomer(db: Db, sealedBox: SealedBox, dataDir: st
         await seatsRepo.bindSeat(tx, seat.id, {
           accountId: DEMO_ACCOUNTS[track],
           accountUsername: `demo_${track}`,
-          credentialsSealed: sealedBox.seal(JSON.stringify({ accessToken: `sandbox-token-${track}`, refreshToken: `sandbox-refresh-${track}` }), seat.id),
-          accessTokenExpiresAt: null,
-          refreshTokenExpiresAt: null,
+          credentialsSealed: sealCredentials(sealedBox, seat.id, { accessToken: tokens[track].accessToken, refreshToken: tokens[track].refreshToken }),
+          accessTokenExpiresAt: tokens[track].accessTokenExpiresAt,
+          refreshTokenExpiresAt: tokens[track].refreshTokenExpiresAt,
         });
       }
     });

@@ -24,7 +24,10 @@ import * as seatsRepo from '../db/repositories/seats';
 import * as tenancy from '../db/repositories/tenancy';
 import { ApiError, invalidField } from '../errors';
 import { toApiKey, toCustomer, toSeat, toUser, trackFromProto } from '../mappers/messages';
+import type { Logger } from '../logger';
 import type { HealthProbe } from '../temporal/health';
+import type { TokenRefreshStarter } from '../temporal/token-refresh';
+import { sealCredentials } from '../upstream/credentials';
 
 const MAX_NAME = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -49,7 +52,9 @@ function notFound(kind: string, id: string): ApiError {
 
 /** Operator actions. Each rule of the spec's seat table is enforced here, inside a transaction. */
 export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
-  constructor(private readonly deps: { db: Db; sealedBox: SealedBox; health: HealthProbe }) {}
+  constructor(
+    private readonly deps: { db: Db; sealedBox: SealedBox; health: HealthProbe; startTokenRefresh: TokenRefreshStarter; logger: Logger },
+  ) {}
 
   async createCustomer(req: CreateCustomerRequest) {
     const row = await tenancy.insertCustomer(this.deps.db, {
@@ -157,10 +162,11 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
         if (seat.accountId !== null && seat.accountId !== accountId) throw seatTaken(seat.id);
         const holder = await seatsRepo.findSeatByAccount(tx, seat.track, accountId);
         if (holder && holder.id !== seat.id) throw alreadyBound(accountId);
-        const sealed = this.deps.sealedBox.seal(
-          JSON.stringify({ accessToken: credentials.accessToken, refreshToken: credentials.refreshToken, scopes: credentials.scopes }),
-          seat.id,
-        );
+        const sealed = sealCredentials(this.deps.sealedBox, seat.id, {
+          accessToken: credentials.accessToken,
+          ...(credentials.refreshToken ? { refreshToken: credentials.refreshToken } : {}),
+          scopes: credentials.scopes,
+        });
         // Binding the same account again is a reconnect: it replaces the credentials.
         const bound = await seatsRepo.bindSeat(tx, seat.id, {
           accountId,
@@ -173,6 +179,7 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
         if (!bound) throw seatTaken(seat.id);
         return bound;
       });
+      await this.ensureTokenRefresh(row.id);
       return { seat: toSeat(row) };
     } catch (err) {
       // Two concurrent binds of one account: the unique index decides, and the loser gets 1006.
@@ -185,6 +192,18 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
     const row = await seatsRepo.unbindSeat(this.deps.db, req.seatId);
     if (!row) throw notFound('seat', req.seatId);
     return { seat: toSeat(row) };
+  }
+
+  /**
+   * The binding stands even when Temporal is unreachable: core starts the refresh of every bound
+   * seat again on start-up, so a missed start heals with the next deploy or restart.
+   */
+  private async ensureTokenRefresh(seatId: string): Promise<void> {
+    try {
+      await this.deps.startTokenRefresh(seatId);
+    } catch (err) {
+      this.deps.logger.error({ err, seatId }, 'could not start the token refresh workflow');
+    }
   }
 
   async pingWorker() {

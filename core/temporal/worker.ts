@@ -1,7 +1,9 @@
 import os from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
+import type { Upstream } from '../upstream';
 import type { Logger } from '../logger';
 import { temporalTls, type TemporalSettings } from './connection';
 
@@ -37,6 +39,8 @@ export async function startWorker(opts: {
   settings: TemporalSettings;
   taskQueue: string;
   db: Db;
+  sealedBox: SealedBox;
+  upstream: Upstream;
   logger: Logger;
   shutdownGraceMs: number;
 }): Promise<RunningWorker> {
@@ -53,7 +57,7 @@ export async function startWorker(opts: {
     taskQueue: opts.taskQueue,
     identity,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db: opts.db, workerIdentity: identity }),
+    activities: createActivities({ db: opts.db, workerIdentity: identity, sealedBox: opts.sealedBox, upstream: opts.upstream, logger: opts.logger }),
     // The default of 0 would cancel in-flight activities on every deploy.
     shutdownGraceTime: opts.shutdownGraceMs,
   });

@@ -5,4 +5,6 @@
 export const workflowIds = {
   /** Each health check is its own run: the id carries a fresh nonce. */
   healthCheck: (nonce: string) => `health-check-${nonce}`,
+  /** One per seat: starting it again while it runs is a no-op. */
+  tokenRefresh: (seatId: string) => `token-refresh-${seatId}`,
 };

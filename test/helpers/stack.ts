@@ -16,6 +16,8 @@ import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { connectTemporalClient } from '../../core/temporal/connection';
 import { buildApp } from '../../gateway/app';
+import { startWorker, type RunningWorker } from '../../core/temporal/worker';
+import type { Upstream } from '../../core/upstream';
 
 export type TransportKind = 'in-memory' | 'http';
 
@@ -29,7 +31,15 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(opts: { transport?: TransportKind; ratePerMinute?: number; allowInsecureWebhookUrls?: boolean; taskQueue?: string } = {}): Promise<Stack> {
+export async function startStack(
+  opts: {
+    transport?: TransportKind;
+    ratePerMinute?: number;
+    allowInsecureWebhookUrls?: boolean;
+    taskQueue?: string;
+    tokenRefresh?: { marginSeconds: number; minIntervalMs: number };
+  } = {},
+): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
   const database = await openDatabase({ url: requiredEnv('TEST_DATABASE_URL'), dataDir: '.data', poolSize: 5, migrate: false });
   const adminToken = `test-admin-${randomBytes(16).toString('hex')}`;
@@ -47,6 +57,7 @@ export async function startStack(opts: { transport?: TransportKind; ratePerMinut
       return (await temporal).client;
     },
     taskQueue: opts.taskQueue ?? 'vps-test',
+    tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
   const transport: Transport =
@@ -81,6 +92,19 @@ export async function startStack(opts: { transport?: TransportKind; ratePerMinut
       await database.close();
     },
   };
+}
+
+/** A worker on the stack's database and key, calling the official APIs through `upstream`. */
+export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upstream): Promise<RunningWorker> {
+  return startWorker({
+    settings: { address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false },
+    taskQueue,
+    db: stack.database.db,
+    sealedBox: stack.sealedBox,
+    upstream,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
+    shutdownGraceMs: 1_000,
+  });
 }
 
 export function requiredEnv(name: string): string {

@@ -1,24 +1,21 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { createLogger } from '../../core/logger';
-import { startWorker, type RunningWorker } from '../../core/temporal/worker';
-import { requiredEnv, startStack, type Stack } from '../helpers/stack';
+import type { RunningWorker } from '../../core/temporal/worker';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { startStack, startStackWorker, type Stack } from '../helpers/stack';
 
 describe('worker round trip through the Temporal dev server', () => {
   const taskQueue = `vps-worker-test-${process.pid}-${Date.now()}`;
   let stack: Stack;
   let worker: RunningWorker;
+  let sandbox: TestSandbox;
   beforeAll(async () => {
     stack = await startStack({ taskQueue });
-    worker = await startWorker({
-      settings: { address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false },
-      taskQueue,
-      db: stack.database.db,
-      logger: createLogger('silent', 'worker'),
-      shutdownGraceMs: 1_000,
-    });
+    sandbox = await startTestSandbox();
+    worker = await startStackWorker(stack, taskQueue, sandbox.upstream);
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();
+    await sandbox?.close();
     await stack?.close();
   });
 

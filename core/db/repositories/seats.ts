@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { preparedQuery } from '../prepared';
 import { customers, seats, type SeatTrack } from '../schema';
@@ -76,4 +76,36 @@ export async function unbindSeat(db: Executor, id: string): Promise<SeatRow | un
     .where(eq(seats.id, id))
     .returning();
   return row;
+}
+
+/** Bound seats, for starting their token refresh on start-up. */
+export async function listBoundSeatIds(db: Executor): Promise<string[]> {
+  const rows = await db.select({ id: seats.id }).from(seats).where(isNotNull(seats.accountId));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Stores refreshed credentials, but only while the seat still holds the account they belong to:
+ * a refresh racing an unbind or a rebind must not resurrect or overwrite a binding.
+ */
+export async function replaceSeatCredentials(
+  db: Executor,
+  id: string,
+  accountId: string,
+  update: Pick<SeatRow, 'credentialsSealed' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'>,
+): Promise<boolean> {
+  const rows = await db
+    .update(seats)
+    .set({ ...update, authorizationStatus: 'active' })
+    .where(and(eq(seats.id, id), eq(seats.accountId, accountId)))
+    .returning({ id: seats.id });
+  return rows.length > 0;
+}
+
+/** The platform refused the seat's credentials: publishing fails with a clear message until reconnected. */
+export async function markReauthorizationRequired(db: Executor, id: string, accountId: string): Promise<void> {
+  await db
+    .update(seats)
+    .set({ authorizationStatus: 'reauthorization_required' })
+    .where(and(eq(seats.id, id), eq(seats.accountId, accountId)));
 }

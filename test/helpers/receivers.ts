@@ -1,0 +1,116 @@
+/**
+ * Loopback HTTP servers the tests point the emulator at: a media host (what a publish downloads)
+ * and a webhook receiver that records every push with its raw body and headers.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The first bytes of an MP4 file (an ftyp box), enough for a container check. */
+export const MP4_BYTES = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(4096, 1)]);
+export const JPEG_BYTES = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2048, 2)]);
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function close(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export interface MediaServer {
+  url: string;
+  /** Paths requested so far, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** Serves /video.mp4, /photo.jpg and /text.txt; everything else is 404. */
+export async function startMediaServer(): Promise<MediaServer> {
+  const requests: string[] = [];
+  const files: Record<string, [string, Buffer]> = {
+    '/video.mp4': ['video/mp4', MP4_BYTES],
+    '/photo.jpg': ['image/jpeg', JPEG_BYTES],
+    '/text.txt': ['text/plain', Buffer.from('not a video at all')],
+  };
+  const server = http.createServer((req, res) => {
+    requests.push(req.url ?? '');
+    const file = files[req.url ?? ''];
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': file[0], 'content-length': file[1].length }).end(file[1]);
+  });
+  const url = await listen(server);
+  return { url, requests, close: () => close(server) };
+}
+
+export interface RecordedPush {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  pushes: RecordedPush[];
+  /** Status to answer with; 200 by default. */
+  respondWith(status: number): void;
+  /** Resolves once `count` pushes matching `filter` have arrived. */
+  waitFor(count: number, filter?: (p: RecordedPush) => boolean, timeoutMs?: number): Promise<RecordedPush[]>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const pushes: RecordedPush[] = [];
+  let status = 200;
+  const waiters = new Set<() => void>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      pushes.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(status).end();
+      for (const wake of waiters) wake();
+    });
+  });
+  const url = await listen(server);
+  return {
+    url,
+    pushes,
+    respondWith(s) {
+      status = s;
+    },
+    waitFor(count, filter = () => true, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const matching = pushes.filter(filter);
+          if (matching.length >= count) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(matching);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`expected ${count} pushes, got ${pushes.filter(filter).length}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => close(server),
+  };
+}
+
+/** Polls `read` until `done` holds, for state that changes on the emulator's or a workflow's clock. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not reached in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
