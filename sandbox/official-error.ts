@@ -27,7 +27,7 @@ export type Platform = 'business' | 'shop';
 
 /** Which platform's envelope a path belongs to. */
 export function platformOf(url: string): Platform {
-  return url.startsWith('/affiliate_creator/') || url.startsWith('/api/v2/token/') || url.startsWith('/open/') ? 'shop' : 'business';
+  return ['/affiliate_creator/', '/api/v2/token/', '/open/', '/alliance/'].some((prefix) => url.startsWith(prefix)) ? 'shop' : 'business';
 }
 
 const SUCCESS_MESSAGE: Record<Platform, string> = { business: 'OK', shop: 'Success' };
@@ -54,7 +54,7 @@ export const BUSINESS = {
 };
 
 export const SHOP = {
-  invalid: (field: string, why = 'is invalid') => new OfficialError(36009004, `Invalid request parameter: ${field} ${why}.`, 400),
+  invalid: (field: string, why = 'is invalid') => new OfficialError(36009004, `Invalid request parameter: ${field} ${why.replace(/\.$/, '')}.`, 400),
   missing: (field: string) => new OfficialError(36009004, `Invalid request parameter: ${field} is required.`, 400),
   signature: () => new OfficialError(106001, 'Invalid signature. Please check the signing algorithm.', 401),
   timestamp: () => new OfficialError(36009004, 'Invalid timestamp: it must not be earlier than 5 minutes before the current time.', 400),

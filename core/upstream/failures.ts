@@ -84,6 +84,9 @@ const SHOP_CODES: CodeTable = {
   105005: 'permission',
   101000: 'auth',
   36004004: 'auth',
+  // Refresh token unknown or revoked, and expired: a person must authorize again.
+  36004005: 'auth',
+  36004001: 'auth',
   36009009: 'not_found',
   16011007: 'bad_request',
   16011009: 'content_violation',

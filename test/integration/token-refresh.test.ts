@@ -5,6 +5,7 @@
  */
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import * as seatsRepo from '../../core/db/repositories/seats';
+import { connectTemporalClient } from '../../core/temporal/connection';
 import type { RunningWorker } from '../../core/temporal/worker';
 import { openCredentials } from '../../core/upstream/credentials';
 import { UpstreamError } from '../../core/upstream/failures';
@@ -84,7 +85,7 @@ describe('token refresh workflow', () => {
   it('stops refreshing once the seat is unbound', async () => {
     const { seatId } = await bind('business');
     await stack.admin.unbindSeat({ seatId });
-    const client = await (await import('../../core/temporal/connection')).connectTemporalClient({
+    const client = await connectTemporalClient({
       address: process.env.TEMPORAL_ADDRESS!,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TLS: false,
