@@ -22,12 +22,21 @@ export function stableNumber(seed: string, range: number): number {
   return createHash('sha256').update(seed).digest().readUInt32BE(0) % range;
 }
 
-let sequence = 0;
+let lastK = 0;
 
-/** Post ids are 19-digit numbers, as the platform's are. */
+/**
+ * Post ids are 19-digit numbers, as the platform's are, and webhooks carry them as JSON numbers.
+ * 7·10^18 + k·128000 is exact as a double and prints digit for digit (see comment-store.ts), so
+ * a receiver reads exactly the id the REST API shows.
+ */
+function exactId(k: number): string {
+  return (7_000_000_000_000_000_000n + BigInt(k) * 128_000n).toString();
+}
+
+/** Unique and increasing; k stays below the 2^63 limit (about 1.7·10^13) until the year 2200. */
 export function newItemId(nowMs: number): string {
-  sequence = (sequence + 1) % 100_000;
-  return `7${String(nowMs).padStart(13, '0').slice(-13)}${String(sequence).padStart(5, '0')}`;
+  lastK = Math.max(lastK + 1, nowMs * 2);
+  return exactId(lastK);
 }
 
 export class PostStore {
@@ -41,7 +50,7 @@ export class PostStore {
     if (!posts) {
       const now = this.now();
       posts = [0, 1, 2].map((i) => ({
-        itemId: `7${String(stableNumber(`${openId}:${i}`, 1e9)).padStart(9, '0')}${String(i).padStart(9, '0')}`,
+        itemId: exactId(stableNumber(`${openId}:${i}`, 1e9) * 4 + i),
         openId,
         mediaType: 'VIDEO' as const,
         caption: `Sandbox post ${i + 1} #sandbox`,
