@@ -54,13 +54,24 @@ export function requireAccount(ctx: SandboxContext, openId: string): Account {
   return account;
 }
 
-export function registerControl(app: FastifyInstance, ctx: SandboxContext): void {
+/**
+ * Declares control routes in their own scope, whose errors answer as plain JSON `{error}` rather
+ * than in an official envelope.
+ */
+export function controlRoutes(app: FastifyInstance, ctx: SandboxContext, register: (control: FastifyInstance) => void): void {
   app.register(async (control) => {
-    control.setErrorHandler((error, _request, reply) => {
+    control.setErrorHandler((error, request, reply) => {
       if (error instanceof ControlError) return controlFail(reply, error.status, error.message);
       const status = (error as { statusCode?: number }).statusCode ?? 500;
+      if (status >= 500) ctx.logger.error({ err: error, url: request.url }, 'sandbox control route failed');
       return controlFail(reply, status, (error as Error).message);
     });
+    register(control);
+  });
+}
+
+export function registerControl(app: FastifyInstance, ctx: SandboxContext): void {
+  controlRoutes(app, ctx, (control) => {
 
     control.get('/_sandbox/accounts', async (request) => {
       const platform = (request.query as { platform?: string }).platform;

@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
-import { ControlError, controlFail, requireAccount } from '../control';
+import { ControlError, controlRoutes, requireAccount } from '../control';
 import { BUSINESS, OfficialError } from '../official-error';
 import { Params } from '../params';
 import { personFrom, pictureUrl, readMultipart, solidPng } from './comment-store';
@@ -454,13 +454,7 @@ function registerMessageControl(
     pushMessage(account, conversation, m);
   };
 
-  app.register(async (control) => {
-    control.setErrorHandler((error, request, reply) => {
-      if (error instanceof ControlError) return controlFail(reply, error.status, error.message);
-      const status = (error as { statusCode?: number }).statusCode ?? 500;
-      if (status >= 500) ctx.logger.error({ err: error, url: request.url }, 'sandbox control route failed');
-      return controlFail(reply, status, (error as Error).message);
-    });
+  controlRoutes(app, ctx, (control) => {
 
     control.post('/_sandbox/accounts/:openId/messages', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { SandboxContext } from '../context';
-import { ControlError, controlFail, requireAccount } from '../control';
+import { ControlError, controlRoutes, requireAccount } from '../control';
 import { ADDED_STATUSES, type AddedStatus } from './catalog';
 import type { CheckStatus } from './precheck';
 import { shopState } from './state';
@@ -28,12 +28,7 @@ function checkStatus(value: unknown, name: string): CheckStatus {
 
 export function registerShopControl(app: FastifyInstance, ctx: SandboxContext): void {
   const state = shopState(ctx);
-  app.register(async (control) => {
-    control.setErrorHandler((error, _request, reply) => {
-      if (error instanceof ControlError) return controlFail(reply, error.status, error.message);
-      const status = (error as { statusCode?: number }).statusCode ?? 500;
-      return controlFail(reply, status, (error as Error).message);
-    });
+  controlRoutes(app, ctx, (control) => {
 
     // Body: title (required), price (e.g. "12.50"), currency, addedStatus, brandName, salesCount, id.
     control.post('/_sandbox/shop/:openId/products', async (request) => {
