@@ -1,15 +1,10 @@
 /**
  * Comments on the accounts' posts, in memory per emulator instance: a few third-party comments
  * seeded on each post the first time its comments are touched, those injected through the control
- * API, and the account's own. Also the images uploaded for comments, with the helpers the upload
- * endpoints share: reading a multipart request and telling an image's format and size from its
- * own header (the declared content type proves nothing).
+ * API, and the account's own; the images uploaded for comments; and the people who write them.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
-import type { FastifyRequest } from 'fastify';
 import type { SandboxContext } from '../context';
-import { OfficialError } from '../official-error';
 import { stableNumber } from '../posts';
 
 /** Someone who writes comments or messages, identified the way the platform exposes people. */
@@ -212,99 +207,4 @@ export function commentStoreOf(ctx: SandboxContext): CommentStore {
     STORES.set(ctx, store);
   }
   return store;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Uploads and images, shared by the comment and message upload endpoints.
-
-export interface UploadedFile {
-  bytes: Buffer;
-  filename: string;
-  mimetype: string;
-}
-
-/** A multipart request's text fields and files, read whole (the official limits are a few MB). */
-export async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<string, string>; files: Record<string, UploadedFile> }> {
-  if (!request.isMultipart()) throw new OfficialError(40000, 'The request must be multipart/form-data.');
-  const fields: Record<string, string> = {};
-  const files: Record<string, UploadedFile> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file') files[part.fieldname] = { bytes: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype };
-    else fields[part.fieldname] = String(part.value);
-  }
-  return { fields, files };
-}
-
-export type ImageFormat = 'jpeg' | 'png' | 'webp';
-
-export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
-
-const JPEG_SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
-
-function jpegSize(b: Buffer): { width: number; height: number } | undefined {
-  let at = 2;
-  while (at + 9 < b.length) {
-    if (b[at] !== 0xff) return undefined;
-    const marker = b[at + 1]!;
-    if (marker === 0xff) {
-      at += 1;
-      continue;
-    }
-    if (JPEG_SOF.has(marker)) return { height: b.readUInt16BE(at + 5), width: b.readUInt16BE(at + 7) };
-    at += 2 + b.readUInt16BE(at + 2);
-  }
-  return undefined;
-}
-
-function webpSize(b: Buffer): { width: number; height: number } | undefined {
-  const chunk = b.subarray(12, 16).toString('latin1');
-  if (chunk === 'VP8 ' && b.length >= 30) return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
-  if (chunk === 'VP8L' && b.length >= 25) {
-    const bits = b.readUInt32LE(21);
-    return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
-  }
-  if (chunk === 'VP8X' && b.length >= 30) return { width: b.readUIntLE(24, 3) + 1, height: b.readUIntLE(27, 3) + 1 };
-  return undefined;
-}
-
-/** The image's format and pixel size read from its header, or undefined when it is none of JPEG, PNG, WebP. */
-export function probeImage(b: Buffer): { format: ImageFormat; width: number; height: number } | undefined {
-  if (b.length >= 24 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
-    return { format: 'png', width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-  }
-  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) {
-    const size = jpegSize(b);
-    return size && { format: 'jpeg', ...size };
-  }
-  if (b.length >= 16 && b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') {
-    const size = webpSize(b);
-    return size && { format: 'webp', ...size };
-  }
-  return undefined;
-}
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
-
-/** A valid single-colour PNG: the placeholder the emulator serves for pictures it has no bytes for. */
-export function solidPng(width: number, height: number, rgb: [number, number, number] = [0x25, 0xf4, 0xee]): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.alloc(1 + width * 3);
-  for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', deflateSync(raw)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
 }

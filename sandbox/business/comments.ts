@@ -21,21 +21,14 @@ import { ControlError, controlRoutes, requireAccount } from '../control';
 import { BUSINESS, OfficialError } from '../official-error';
 import { Params } from '../params';
 import { stableNumber } from '../posts';
-import {
-  commentStoreOf,
-  IMAGE_CONTENT_TYPES,
-  personFrom,
-  pictureUrl,
-  probeImage,
-  readMultipart,
-  solidPng,
-  type CommentStore,
-  type StoredComment,
-} from './comment-store';
+import { IMAGE_CONTENT_TYPES, imageInfo, solidPng, type ImageFormat } from '../media';
+import { commentStoreOf, personFrom, pictureUrl, type CommentStore, type StoredComment } from './comment-store';
+import { readMultipart } from './uploads';
 
 const API = '/open_api/v1.3/business/comment';
 const MAX_TEXT = 1200;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const COMMENT_IMAGE_FORMATS: readonly ImageFormat[] = ['JPEG', 'PNG', 'WEBP'];
 const SORT_FIELDS = ['likes', 'replies', 'create_time'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
 type CommentAction = 'insert' | 'delete' | 'set_to_hidden' | 'set_to_public';
@@ -79,7 +72,8 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
 
   const replyCount = (openId: string, c: StoredComment) => (c.parentCommentId ? 0 : store.replies(openId, c).length);
 
-  const wire = (openId: string, c: StoredComment, replyList?: StoredComment[]): Record<string, unknown> => ({
+  /** A comment as the create endpoints answer it; list items add counts, state and author. */
+  const created = (c: StoredComment) => ({
     comment_id: c.commentId,
     video_id: c.videoId,
     user_id: c.author.userId,
@@ -87,6 +81,11 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     create_time: String(c.createTime),
     text: c.text,
     ...(c.imageUrl ? { image_url: c.imageUrl } : {}),
+    ...(c.parentCommentId ? { parent_comment_id: c.parentCommentId } : {}),
+  });
+
+  const wire = (openId: string, c: StoredComment, replyList?: StoredComment[]): Record<string, unknown> => ({
+    ...created(c),
     likes: c.likes,
     replies: replyCount(openId, c),
     owner: c.owner,
@@ -96,7 +95,6 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     username: c.author.username,
     display_name: c.author.displayName,
     profile_image: pictureUrl(ctx, `avatar:${c.author.uniqueIdentifier}`),
-    ...(c.parentCommentId ? { parent_comment_id: c.parentCommentId } : {}),
     ...(replyList ? { reply_list: replyList.map((r) => wire(openId, r)) } : {}),
   });
 
@@ -172,17 +170,6 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     if (text === undefined && imageUrl === undefined) throw BUSINESS.invalid('text', 'Either text or image_uri is required.');
     return { text: text ?? '', ...(imageUrl ? { imageUrl } : {}) };
   };
-
-  const created = (c: StoredComment) => ({
-    comment_id: c.commentId,
-    video_id: c.videoId,
-    user_id: c.author.userId,
-    unique_identifier: c.author.uniqueIdentifier,
-    create_time: String(c.createTime),
-    text: c.text,
-    ...(c.imageUrl ? { image_url: c.imageUrl } : {}),
-    ...(c.parentCommentId ? { parent_comment_id: c.parentCommentId } : {}),
-  });
 
   const accountPerson = (account: Account) => personFrom(`account:${account.openId}`, account.username, account.displayName);
 
@@ -286,8 +273,9 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     if (!file) throw BUSINESS.missing('image_file');
     if (file.bytes.length === 0) throw new OfficialError(40906, 'image_file: The file is empty.');
     if (file.bytes.length > MAX_IMAGE_BYTES) throw new OfficialError(40907, 'image_file: The file is larger than 5 MB.');
-    const image = probeImage(file.bytes);
-    if (!image) throw new OfficialError(40908, 'image_file: Unsupported file type; use JPG, JPEG, WebP or PNG.');
+    const info = imageInfo(file.bytes);
+    if (!info?.size || !COMMENT_IMAGE_FORMATS.includes(info.format)) throw new OfficialError(40908, 'image_file: Unsupported file type; use JPG, JPEG, WebP or PNG.');
+    const image = { format: info.format, ...info.size };
     const [short, long] = [Math.min(image.width, image.height), Math.max(image.width, image.height)];
     if (short < 360 || short > 1080 || long > 1920) {
       throw new OfficialError(40915, `image_file: ${image.width}x${image.height} px is out of spec; allowed from 360x360 up to 1080x1920 or 1920x1080.`);

@@ -28,22 +28,20 @@ import { officialRoute, requireOwnBusiness, type SandboxContext } from '../conte
 import { ControlError, controlRoutes, requireAccount } from '../control';
 import { BUSINESS, OfficialError } from '../official-error';
 import { Params } from '../params';
-import { personFrom, pictureUrl, readMultipart, solidPng } from './comment-store';
+import { IMAGE_CONTENT_TYPES, imageInfo, solidPng, type ImageFormat } from '../media';
+import { personFrom, pictureUrl } from './comment-store';
+import { registerAutoMessages } from './auto-messages';
+import { readMultipart } from './uploads';
 import {
-  AUTO_MESSAGE_SPECS,
-  AUTO_MESSAGE_TYPES,
   canSendImage,
   MessageStore,
   windowRefusal,
-  type AutoMessage,
-  type AutoMessageType,
   type Conversation,
   type DirectMessage,
   type Template,
 } from './message-store';
 
 const API = '/open_api/v1.3/business/message';
-const REVIEW_MS = 10_000;
 const DOWNLOAD_VALID_MS = 24 * 3_600_000;
 const LIST_WINDOW_MS = 90 * 86_400_000;
 const MAX_MEDIA_BYTES = 3 * 1024 * 1024;
@@ -55,11 +53,8 @@ type SendType = (typeof SEND_TYPES)[number];
 /** The body object each message_type requires; the others must be absent. */
 const PAYLOAD_OF: Record<SendType, string> = { TEXT: 'text', IMAGE: 'image', SHARE_POST: 'share_post', TEMPLATE: 'template', SENDER_ACTION: 'sender_action' };
 
-/** Upload formats by their first bytes: the platform takes JPG and PNG for messages. */
-const MEDIA_MAGIC: Array<[contentType: string, magic: Buffer]> = [
-  ['image/jpeg', Buffer.from([0xff, 0xd8, 0xff])],
-  ['image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
-];
+/** The platform takes JPG and PNG for message images. */
+const MEDIA_FORMATS: readonly ImageFormat[] = ['JPEG', 'PNG'];
 
 const invalidConversation = () => new OfficialError(40002, 'Param conversation_id is invalid.');
 
@@ -252,7 +247,8 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     if (!file) throw BUSINESS.missing('file');
     if (file.bytes.length === 0) throw new OfficialError(40906, 'file: The file is empty.');
     if (file.bytes.length > MAX_MEDIA_BYTES) throw new OfficialError(40907, 'file: The file is larger than 3 MB.');
-    const contentType = MEDIA_MAGIC.find(([, magic]) => file.bytes.subarray(0, magic.length).equals(magic))?.[0];
+    const format = imageInfo(file.bytes)?.format;
+    const contentType = format && MEDIA_FORMATS.includes(format) ? IMAGE_CONTENT_TYPES[format] : undefined;
     if (!contentType) throw new OfficialError(40908, 'file: Unsupported file type; use JPG or PNG.');
     return { media_id: store.saveMedia(account.openId, file.bytes, contentType).mediaId };
   });
@@ -298,132 +294,6 @@ function raise(error: Error): never {
   throw error;
 }
 
-function registerAutoMessages(app: FastifyInstance, ctx: SandboxContext, store: MessageStore): void {
-  const AUTO = `${API}/auto_message`;
-
-  const wireAuto = (m: AutoMessage) => ({
-    auto_message_id: m.autoMessageId,
-    auto_message_type: m.type,
-    audit_status: m.auditStatus,
-    [AUTO_MESSAGE_SPECS[m.type].key]: { ...m.content },
-  });
-
-  const pushConfig = (openId: string, m: AutoMessage, action: 'CREATE' | 'UPDATE' | 'DELETE' | 'ENABLE' | 'DISABLE') =>
-    ctx.webhooks.push('im_auto_message_config_update', openId, {
-      auto_message_id: m.autoMessageId,
-      auto_message_type: m.type,
-      auto_message_action: action,
-      timestamp: Math.floor(ctx.clock.now()),
-      [AUTO_MESSAGE_SPECS[m.type].key]: { ...m.content },
-    });
-
-  /** Review on the virtual clock; an update in between restarts it. */
-  const review = (openId: string, m: AutoMessage) => {
-    const version = m.version;
-    ctx.clock.after(REVIEW_MS, () => {
-      if (m.version !== version || m.auditStatus !== 'REVIEWING' || store.autoMessage(openId, m.autoMessageId) !== m) return;
-      m.auditStatus = 'APPROVED';
-      ctx.webhooks.push('im_auto_message_audit_update', openId, {
-        auto_message_id: m.autoMessageId,
-        auto_message_type: m.type,
-        audit_status: m.auditStatus,
-        timestamp: Math.floor(ctx.clock.now()),
-      });
-    });
-  };
-
-  const typeParam = (p: Params, allowed: readonly AutoMessageType[] = AUTO_MESSAGE_TYPES) => p.requiredString('auto_message_type', { oneOf: allowed }) as AutoMessageType;
-
-  /** The one object of the type, every field within its limit, no other type's object, not a duplicate. */
-  const readContent = (openId: string, b: Params, type: AutoMessageType, self?: AutoMessage) => {
-    const spec = AUTO_MESSAGE_SPECS[type];
-    for (const other of AUTO_MESSAGE_TYPES) {
-      const key = AUTO_MESSAGE_SPECS[other].key;
-      if (other !== type && b.has(key)) throw BUSINESS.invalid(key, `Not allowed with auto_message_type ${type}.`);
-    }
-    const content = Object.fromEntries(Object.entries(spec.fields).map(([field, max]) => [field, b.requiredString(`${spec.key}.${field}`, { max })]));
-    const identity = (c: Record<string, string>) => c[spec.identity]!.trim().toLowerCase();
-    const duplicate = store.autoMessages(openId, type).find((m) => m !== self && identity(m.content) === identity(content));
-    if (duplicate) throw BUSINESS.invalid(`${spec.key}.${spec.identity}`, `Duplicates the auto message ${duplicate.autoMessageId}.`);
-    return content;
-  };
-
-  const find = (openId: string, type: AutoMessageType, id: string) => {
-    const m = store.autoMessage(openId, id);
-    if (!m) throw BUSINESS.notFound(`Auto message ${id}`);
-    if (m.type !== type) throw BUSINESS.invalid('auto_message_type', `Does not match the auto message (${m.type}).`);
-    return m;
-  };
-
-  officialRoute(app, ctx, 'business', 'GET', `${AUTO}/get/`, (call) => {
-    const account = requireOwnBusiness(call, 'query');
-    const type = typeParam(call.query);
-    const id = call.query.string('auto_message_id');
-    const messages = id === undefined ? store.autoMessages(account.openId, type) : [find(account.openId, type, id)];
-    return { business_id: account.openId, operation_status: store.autoStatus(account.openId, type), auto_messages: messages.map(wireAuto) };
-  });
-
-  officialRoute(app, ctx, 'business', 'POST', `${AUTO}/create/`, (call) => {
-    const account = requireOwnBusiness(call, 'body');
-    const type = typeParam(call.body);
-    const { max } = AUTO_MESSAGE_SPECS[type];
-    if (store.autoMessages(account.openId, type).length >= max) {
-      throw BUSINESS.invalid('auto_message_type', `At most ${max} ${type} auto message${max > 1 ? 's' : ''} per account; update or delete an existing one.`);
-    }
-    const content = readContent(account.openId, call.body, type);
-    const m = store.addAutoMessage(account.openId, type, content);
-    pushConfig(account.openId, m, 'CREATE');
-    review(account.openId, m);
-    return { auto_message: { auto_message_id: m.autoMessageId } };
-  });
-
-  officialRoute(app, ctx, 'business', 'POST', `${AUTO}/update/`, (call) => {
-    const account = requireOwnBusiness(call, 'body');
-    const type = typeParam(call.body);
-    const m = find(account.openId, type, call.body.requiredString('auto_message_id'));
-    if (m.auditStatus === 'REVIEWING') throw BUSINESS.invalid('auto_message_id', 'The auto message is under review and cannot be updated until the review ends.');
-    m.content = readContent(account.openId, call.body, type, m);
-    m.version += 1;
-    m.auditStatus = 'REVIEWING';
-    pushConfig(account.openId, m, 'UPDATE');
-    review(account.openId, m);
-    return { auto_message: { auto_message_id: m.autoMessageId } };
-  });
-
-  officialRoute(app, ctx, 'business', 'POST', `${AUTO}/delete/`, (call) => {
-    const account = requireOwnBusiness(call, 'body');
-    const type = typeParam(call.body);
-    if (type === 'WELCOME_MESSAGE') throw BUSINESS.invalid('auto_message_type', 'A welcome message cannot be deleted; disable it with auto_message/status/update/.');
-    const m = find(account.openId, type, call.body.requiredString('auto_message_id'));
-    store.removeAutoMessage(account.openId, m);
-    pushConfig(account.openId, m, 'DELETE');
-    return {};
-  });
-
-  officialRoute(app, ctx, 'business', 'POST', `${AUTO}/sort/`, (call) => {
-    const account = requireOwnBusiness(call, 'body');
-    const type = typeParam(call.body, ['CHAT_PROMPT']);
-    const ids = call.body.stringArray('auto_message_ids');
-    if (!ids) throw BUSINESS.missing('auto_message_ids');
-    const current = store.autoMessages(account.openId, type).map((m) => m.autoMessageId);
-    if (ids.length !== current.length || new Set(ids).size !== ids.length || !ids.every((id) => current.includes(id))) {
-      throw BUSINESS.invalid('auto_message_ids', 'Must list every CHAT_PROMPT auto message of the account exactly once.');
-    }
-    store.sortAutoMessages(account.openId, type, ids);
-    return {};
-  });
-
-  officialRoute(app, ctx, 'business', 'POST', `${AUTO}/status/update/`, (call) => {
-    const account = requireOwnBusiness(call, 'body');
-    const type = typeParam(call.body);
-    const status = call.body.requiredString('operation_status', { oneOf: ['ENABLE', 'DISABLE'] }) as 'ENABLE' | 'DISABLE';
-    store.setAutoStatus(account.openId, type, status);
-    for (const m of store.autoMessages(account.openId, type)) pushConfig(account.openId, m, status);
-    return {};
-  });
-}
-
-/** The links media/download hands out: bytes only with `x-user: <Access-Token>` of the account, for 24 hours. */
 function registerMediaDownloads(app: FastifyInstance, ctx: SandboxContext, store: MessageStore): void {
   app.get('/_sandbox/cdn/message-media/:token', async (request, reply) => {
     const download = store.download((request.params as { token: string }).token);

@@ -11,6 +11,7 @@ import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
 import { BUSINESS, OfficialError } from '../official-error';
 import type { Params } from '../params';
+import { imageInfo, videoFormat, type ImageFormat, type VideoFormat } from '../media';
 import { stableNumber } from '../posts';
 
 type Status = 'PROCESSING_DOWNLOAD' | 'PUBLISH_COMPLETE' | 'FAILED' | 'SEND_TO_USER_INBOX';
@@ -52,16 +53,19 @@ function shareId(prefix: 'v' | 'p'): string {
   return `${prefix}_pub_url~v1.${digits}`;
 }
 
-/** Video containers by their first bytes: MP4/MOV (ftyp box) and WebM (EBML header). */
-function looksLikeVideo(head: Buffer): boolean {
-  return head.subarray(4, 8).toString('latin1') === 'ftyp' || head.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]));
-}
+/** The containers and photo formats the platform takes for publishing. */
+const VIDEO_PUBLISH_FORMATS: readonly VideoFormat[] = ['MP4', 'MOV', 'WEBM'];
+const PHOTO_PUBLISH_FORMATS: readonly ImageFormat[] = ['JPEG', 'WEBP'];
+/** Enough of a download to recognise its format. */
+const HEAD_BYTES = 256;
 
-/** The photo formats the platform takes: JPEG and WebP. */
-function looksLikePhoto(head: Buffer): boolean {
-  const jpeg = head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
-  const webp = head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP';
-  return jpeg || webp;
+function acceptedFormat(media: 'VIDEO' | 'PHOTO', head: Buffer): boolean {
+  if (media === 'VIDEO') {
+    const format = videoFormat(head);
+    return format !== undefined && VIDEO_PUBLISH_FORMATS.includes(format);
+  }
+  const format = imageInfo(head)?.format;
+  return format !== undefined && PHOTO_PUBLISH_FORMATS.includes(format);
 }
 
 function checkMediaUrl(field: string, value: string): void {
@@ -114,7 +118,7 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     const head: Buffer[] = [];
     for await (const chunk of response.body) {
       const buffer = chunk as Buffer;
-      if (total < 16) head.push(buffer);
+      if (total < HEAD_BYTES) head.push(buffer);
       total += buffer.length;
       if (total > maxBytes) {
         response.body.destroy();
@@ -150,7 +154,7 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
           ctx.logger.info({ shareId: task.shareId, err: (err as Error).message }, 'sandbox media download failed');
           return fail(task, isVideo ? 'video_pull_failed' : 'photo_pull_failed');
         }
-        if (!(isVideo ? looksLikeVideo(head) : looksLikePhoto(head))) return fail(task, 'file_format_check_failed');
+        if (!acceptedFormat(task.media, head)) return fail(task, 'file_format_check_failed');
       }
       ctx.clock.after(ctx.settings.publishProcessingMs, () => finish(task, caption, draft));
     })();

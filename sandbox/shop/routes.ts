@@ -17,7 +17,8 @@ import { checkAnchorTitle } from './anchor';
 import { assetUrl, registerShopAssets } from './assets';
 import { registerShopControl } from './control';
 import { CREATOR } from './errors';
-import { aspectAllowed, imageInfo, readUpload, VIDEO_FORMATS, videoFormat } from './media';
+import { imageInfo, VIDEO_FORMATS, videoFormat } from '../media';
+import { aspectAllowed, readUpload } from './media';
 import { MUSIC_PAGE_SIZE } from './music';
 import { shopState } from './state';
 
