@@ -14,6 +14,7 @@ import { Params } from './params';
 import { verifyShopSignature } from './shop-signature';
 import type { TokenMint } from './tokens';
 import type { WebhookPusher } from './webhooks';
+import { objectBody } from './control';
 
 export interface SandboxSettings {
   vplatAppId: string;
@@ -65,7 +66,7 @@ type Method = 'GET' | 'POST';
 
 function paramsOf(request: FastifyRequest, platform: Platform): { query: Params; body: Params } {
   const errors = platform === 'shop' ? SHOP : BUSINESS;
-  const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+  const body = objectBody(request.body);
   return {
     query: new Params((request.query ?? {}) as Record<string, unknown>, errors, true),
     body: new Params(body, errors, false),

@@ -24,7 +24,8 @@ export function controlFail(reply: FastifyReply, status: number, message: string
   return reply.code(status).send({ error: message });
 }
 
-function body(raw: unknown): Record<string, unknown> {
+/** A request body as an object: anything else (absent, an array, a scalar) reads as empty. */
+export function objectBody(raw: unknown): Record<string, unknown> {
   return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 }
 
@@ -79,7 +80,7 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
     });
 
     control.post('/_sandbox/accounts', async (request) => {
-      const b = body(request.body);
+      const b = objectBody(request.body);
       const account = ctx.accounts.create({
         platform: platformParam(b.platform),
         ...(typeof b.openId === 'string' && b.openId ? { openId: b.openId } : {}),
@@ -104,7 +105,7 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
 
     control.post('/_sandbox/accounts/:openId/next-publish', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);
-      const b = body(request.body);
+      const b = objectBody(request.body);
       let outcome: PublishOutcome;
       if (b.outcome === 'complete') outcome = { kind: 'complete' };
       else if (b.outcome === 'draft') outcome = { kind: 'draft' };
@@ -116,7 +117,7 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
 
     control.get('/_sandbox/faults', async () => ({ faults: ctx.faults.list() }));
     control.post('/_sandbox/faults', async (request) => {
-      const b = body(request.body);
+      const b = objectBody(request.body);
       if (!FAULT_KINDS.includes(b.kind as FaultKind)) throw new ControlError(400, `kind must be one of ${FAULT_KINDS.join(', ')}`);
       const count = b.count === undefined ? 1 : Number(b.count);
       if (!Number.isInteger(count) || count < 1) throw new ControlError(400, 'count must be a positive integer');
@@ -138,7 +139,7 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
 
     control.get('/_sandbox/clock', async () => ctx.clock.state());
     control.post('/_sandbox/clock', async (request) => {
-      const b = body(request.body);
+      const b = objectBody(request.body);
       if (b.advanceMs !== undefined) {
         const ms = Number(b.advanceMs);
         if (!Number.isFinite(ms) || ms < 0) throw new ControlError(400, 'advanceMs must be a non-negative number');

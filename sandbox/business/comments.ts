@@ -17,7 +17,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
-import { ControlError, controlRoutes, requireAccount } from '../control';
+import { ControlError, controlRoutes, objectBody, requireAccount } from '../control';
 import { BUSINESS, OfficialError } from '../official-error';
 import { Params } from '../params';
 import { stableNumber } from '../posts';
@@ -314,7 +314,7 @@ function registerCommentControl(
 
     control.post('/_sandbox/accounts/:openId/comments', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);
-      const b = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+      const b = objectBody(request.body);
       if (typeof b.text !== 'string' || b.text === '') throw new ControlError(400, 'text must be a non-empty string');
       if (b.text.length > MAX_TEXT) throw new ControlError(400, `text must be at most ${MAX_TEXT} characters`);
       let videoId = typeof b.videoId === 'string' && b.videoId ? b.videoId : undefined;

@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
-import { ControlError, controlRoutes, requireAccount } from '../control';
+import { ControlError, controlRoutes, objectBody, requireAccount } from '../control';
 import { BUSINESS, OfficialError } from '../official-error';
 import { Params } from '../params';
 import { IMAGE_CONTENT_TYPES, imageInfo, solidPng, type ImageFormat } from '../media';
@@ -328,7 +328,7 @@ function registerMessageControl(
 
     control.post('/_sandbox/accounts/:openId/messages', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);
-      const b = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+      const b = objectBody(request.body);
       const text = typeof b.text === 'string' && b.text !== '' ? b.text : undefined;
       const imageMediaId = typeof b.imageMediaId === 'string' && b.imageMediaId !== '' ? b.imageMediaId : undefined;
       if ((text === undefined) === (imageMediaId === undefined)) throw new ControlError(400, 'give exactly one of text and imageMediaId');

@@ -20,6 +20,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Account } from '../accounts';
 import { appRoute, type SandboxContext } from '../context';
+import { objectBody } from '../control';
+import { escapeHtml, page } from '../html';
 import { OfficialError, SHOP } from '../official-error';
 import type { Params } from '../params';
 
@@ -36,21 +38,6 @@ const AUTH_ERRORS = {
   refreshUnknown: () => new OfficialError(36004005, 'can not find related auth record'),
   refreshExpired: () => new OfficialError(36004001, 'rt has expired'),
 };
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
-
-function page(title: string, body: string): string {
-  return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    `<title>${escapeHtml(title)}</title>` +
-    '<style>body{font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.5rem 0}</style>' +
-    `</head><body>${body}</body></html>`
-  );
-}
 
 class PageError extends Error {}
 
@@ -142,7 +129,7 @@ export function registerShopOAuth(app: FastifyInstance, ctx: SandboxContext): vo
 
   app.post(AUTHORIZE_PATH, async (request, reply) => {
     try {
-      const form = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+      const form = objectBody(request.body);
       const req = readAuthorizeRequest(ctx, form);
       const account = typeof form.open_id === 'string' ? ctx.accounts.get(form.open_id) : undefined;
       if (!account || account.platform !== 'shop') throw new PageError('Choose a shop sandbox account to sign in as.');

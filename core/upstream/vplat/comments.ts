@@ -9,7 +9,8 @@ import type { VplatClient } from './client';
 
 export type CommentStatus = 'PUBLIC' | 'HIDDEN';
 
-export interface Comment {
+/** A comment as the create endpoints answer it; list items add counts, state and author. */
+export interface CommentCreateData {
   comment_id: string;
   video_id: string;
   /** Deprecated by the platform; prefer unique_identifier. */
@@ -20,6 +21,11 @@ export interface Comment {
   text: string;
   /** Non-expiring URL of the comment's image, when it has one. */
   image_url?: string;
+  /** Replies only. */
+  parent_comment_id?: string;
+}
+
+export interface Comment extends CommentCreateData {
   likes: number;
   replies: number;
   /** Written by the owner of the post (the account itself). */
@@ -31,8 +37,6 @@ export interface Comment {
   username: string;
   display_name: string;
   profile_image: string;
-  /** Replies only. */
-  parent_comment_id?: string;
   /** Top-level comments only, when include_replies was true: at most 3. */
   reply_list?: Comment[];
 }
@@ -92,17 +96,6 @@ export interface CommentReplyCreateRequest extends CommentContent {
   reply_image_url?: string;
 }
 
-export interface CommentCreateData {
-  comment_id: string;
-  video_id: string;
-  user_id: string;
-  unique_identifier: string;
-  create_time: string;
-  text: string;
-  image_url?: string;
-  /** Replies only. */
-  parent_comment_id?: string;
-}
 
 export interface CommentImageFile {
   bytes: Uint8Array;
