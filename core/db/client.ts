@@ -17,6 +17,11 @@ export type Executor = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /**
+   * Subscribes to a Postgres notification channel on a connection of its own; resolves once the
+   * subscription is active, with the function that ends it.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -82,7 +87,16 @@ async function openPostgres(url: string, poolSize: number, runMigrations: boolea
   const client = postgres(url, { max: poolSize, onnotice: () => undefined });
   const db = drizzle(preparedStatements ? alwaysPrepare(client) : client, { schema }) as unknown as Db;
   if (preparedStatements) allowPreparedStatements(db);
-  return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+  return {
+    db,
+    kind: 'postgres',
+    async listen(channel, onPayload) {
+      // postgres.js keeps one dedicated connection for all listeners and re-listens after a reconnect.
+      const { unlisten } = await client.listen(channel, onPayload);
+      return unlisten;
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
 }
 
 async function openPglite(dataDir: string, runMigrations: boolean): Promise<Database> {
@@ -97,7 +111,15 @@ async function openPglite(dataDir: string, runMigrations: boolean): Promise<Data
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
   }
-  return { db, kind: 'pglite', close: () => client.close() };
+  return {
+    db,
+    kind: 'pglite',
+    async listen(channel, onPayload) {
+      const unlisten = await client.listen(channel, onPayload);
+      return async () => unlisten();
+    },
+    close: () => client.close(),
+  };
 }
 
 /**

@@ -15,6 +15,9 @@ export const webhookEndpoints = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Deleted endpoints are kept so that delivery logs keep their reference. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    /** A disabled endpoint receives nothing until it is enabled again. */
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    disabledReason: text('disabled_reason'),
   },
   (t) => [index('webhook_endpoints_customer_idx').on(t.customerId)],
 );

@@ -1,0 +1,170 @@
+import { and, asc, desc, eq, gt, gte, inArray, like, lt, or, sql, type SQL } from 'drizzle-orm';
+import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
+import { newId } from '../../ids';
+import type { Db, Executor } from '../client';
+import { deliveries, deliveryAttempts, events, type DeliveryStatus } from '../schema';
+
+export type EventRow = typeof events.$inferSelect;
+export type DeliveryRow = typeof deliveries.$inferSelect;
+export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;
+
+export interface NewEvent {
+  customerId: string;
+  seatId: string | null;
+  platform: string;
+  type: string;
+  event: string;
+  occurredAt: Date;
+  data: Record<string, unknown>;
+  /** Stored once per customer: a second insert with the same key returns the first event. */
+  sourceKey: string | null;
+}
+
+/**
+ * Stores an event once and notifies the listeners, in one transaction. Inserts of one customer
+ * are serialised by an advisory lock so that positions commit in increasing order: a reader that
+ * has seen position N will never later find a committed event of that customer below N.
+ */
+export async function insertEvent(db: Db, input: NewEvent): Promise<{ event: EventRow; created: boolean }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`events:${input.customerId}`}))`);
+    if (input.sourceKey) {
+      const [existing] = await tx
+        .select()
+        .from(events)
+        .where(and(eq(events.customerId, input.customerId), eq(events.sourceKey, input.sourceKey)));
+      if (existing) return { event: existing, created: false };
+    }
+    const [row] = await tx
+      .insert(events)
+      .values({ id: newId('evt'), ...input })
+      .returning();
+    await tx.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${eventNotice(row!.customerId, row!.position)})`);
+    return { event: row!, created: true };
+  });
+}
+
+/** SQL for subscription patterns ("*", "vplat.*", exact types); undefined means no filter. */
+function typeFilter(patterns: readonly string[]): SQL | undefined {
+  if (patterns.length === 0 || patterns.includes('*')) return undefined;
+  const exact = patterns.filter((p) => !p.endsWith('.*'));
+  const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => like(events.type, `${p.slice(0, -1)}%`));
+  return or(...(exact.length > 0 ? [inArray(events.type, exact)] : []), ...prefixes);
+}
+
+export interface EventQuery {
+  customerId: string;
+  afterPosition?: number;
+  types?: readonly string[];
+  seatId?: string;
+  since?: Date;
+  until?: Date;
+  limit: number;
+}
+
+/** The customer's events after a position, oldest first. */
+export async function listEvents(db: Executor, q: EventQuery): Promise<EventRow[]> {
+  return db
+    .select()
+    .from(events)
+    .where(
+      and(
+        eq(events.customerId, q.customerId),
+        q.afterPosition !== undefined ? gt(events.position, q.afterPosition) : undefined,
+        typeFilter(q.types ?? []),
+        q.seatId ? eq(events.seatId, q.seatId) : undefined,
+        q.since ? gte(events.occurredAt, q.since) : undefined,
+        q.until ? lt(events.occurredAt, q.until) : undefined,
+      ),
+    )
+    .orderBy(asc(events.position))
+    .limit(q.limit);
+}
+
+export async function findEvent(db: Executor, customerId: string, id: string): Promise<EventRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(events)
+    .where(and(eq(events.customerId, customerId), eq(events.id, id)));
+  return row;
+}
+
+export async function findEventById(db: Executor, id: string): Promise<EventRow | undefined> {
+  const [row] = await db.select().from(events).where(eq(events.id, id));
+  return row;
+}
+
+export async function insertDelivery(
+  db: Executor,
+  input: { eventId: string; endpointId: string; customerId: string; reason: 'initial' | 'redeliver'; workflowId: string; id?: string },
+): Promise<DeliveryRow> {
+  const [row] = await db
+    .insert(deliveries)
+    .values({ id: input.id ?? newId('dlv'), ...input })
+    .onConflictDoNothing({ target: deliveries.workflowId })
+    .returning();
+  if (row) return row;
+  // Started before (a retried ingestion): the delivery that exists is the one.
+  const [existing] = await db.select().from(deliveries).where(eq(deliveries.workflowId, input.workflowId));
+  return existing!;
+}
+
+export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
+  const [row] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+  return row;
+}
+
+export async function recordAttempt(
+  db: Executor,
+  input: { deliveryId: string; attempt: number; startedAt: Date; durationMs: number; statusCode: number | null; error: string | null; succeeded: boolean },
+): Promise<void> {
+  // A retried activity records the same attempt once.
+  await db.insert(deliveryAttempts).values(input).onConflictDoNothing();
+}
+
+export async function finishDelivery(db: Executor, id: string, status: Exclude<DeliveryStatus, 'pending'>): Promise<void> {
+  await db
+    .update(deliveries)
+    .set({ status, completedAt: new Date() })
+    .where(and(eq(deliveries.id, id), eq(deliveries.status, 'pending')));
+}
+
+export interface DeliveryQuery {
+  customerId: string;
+  eventId?: string;
+  endpointId?: string;
+  status?: DeliveryStatus;
+  /** Created before this delivery (newest first paging). */
+  beforeId?: string;
+  limit: number;
+}
+
+export async function listDeliveries(db: Executor, q: DeliveryQuery): Promise<Array<DeliveryRow & { eventType: string; attempts: DeliveryAttemptRow[] }>> {
+  const rows = await db
+    .select({ delivery: deliveries, eventType: events.type })
+    .from(deliveries)
+    .innerJoin(events, eq(events.id, deliveries.eventId))
+    .where(
+      and(
+        eq(deliveries.customerId, q.customerId),
+        q.eventId ? eq(deliveries.eventId, q.eventId) : undefined,
+        q.endpointId ? eq(deliveries.endpointId, q.endpointId) : undefined,
+        q.status ? eq(deliveries.status, q.status) : undefined,
+        q.beforeId ? lt(deliveries.id, q.beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(deliveries.id))
+    .limit(q.limit);
+  if (rows.length === 0) return [];
+  const attempts = await db
+    .select()
+    .from(deliveryAttempts)
+    .where(
+      inArray(
+        deliveryAttempts.deliveryId,
+        rows.map((r) => r.delivery.id),
+      ),
+    )
+    .orderBy(asc(deliveryAttempts.deliveryId), asc(deliveryAttempts.attempt));
+  return rows.map((r) => ({ ...r.delivery, eventType: r.eventType, attempts: attempts.filter((a) => a.deliveryId === r.delivery.id) }));
+}
