@@ -1,7 +1,9 @@
 import type { SealedBox } from '../core/crypto/sealed-box';
 import type { Db } from '../core/db/client';
+import type { EventRecorder } from '../core/events/recorder';
 import type { Logger } from '../core/logger';
 import type { Upstream } from '../core/upstream';
+import { createDeliveryActivities } from './delivery.activities';
 import { createHealthActivities } from './health.activities';
 import { createTokenActivities } from './tokens.activities';
 
@@ -11,6 +13,8 @@ export interface ActivityDeps {
   sealedBox: SealedBox;
   upstream: Upstream;
   logger: Logger;
+  allowInsecureWebhookUrls: boolean;
+  events: EventRecorder;
 }
 
 /** The one factory that wires every activity to its dependencies. */
@@ -18,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
     ...createTokenActivities(deps),
+    ...createDeliveryActivities(deps),
   };
 }
 

@@ -6,8 +6,10 @@
 import type { Db } from '../core/db/client';
 import * as seatsRepo from '../core/db/repositories/seats';
 import type { SealedBox } from '../core/crypto/sealed-box';
+import type { EventRecorder } from '../core/events/recorder';
 import type { Logger } from '../core/logger';
 import { openCredentials, sealCredentials } from '../core/upstream/credentials';
+import { PLATFORM } from '../core/events/event-types';
 import { UpstreamError } from '../core/upstream/failures';
 import type { Upstream } from '../core/upstream';
 import { refreshAccessToken as refreshShopToken } from '../core/upstream/shop/oauth';
@@ -19,6 +21,7 @@ export interface TokenActivityDeps {
   db: Db;
   sealedBox: SealedBox;
   upstream: Upstream;
+  events: EventRecorder;
   logger: Logger;
 }
 
@@ -76,6 +79,7 @@ export function createTokenActivities(deps: TokenActivityDeps) {
         if (err instanceof UpstreamError && err.failureClass === 'auth') {
           deps.logger.warn({ seatId: seat.id, officialCode: err.failure.officialCode }, 'refresh token refused: the seat needs re-authorization');
           await seatsRepo.markReauthorizationRequired(deps.db, seat.id, seat.accountId);
+          await recordAuthorizationRemoved(deps.events, seat, err);
           return { outcome: 'reauthorization_required' };
         }
         throw asActivityFailure(err);
@@ -93,4 +97,26 @@ export function createTokenActivities(deps: TokenActivityDeps) {
       return { outcome: 'refreshed', refreshAt: refreshed.accessTokenExpiresAt.getTime() - marginMs };
     },
   };
+}
+
+/**
+ * The platform refused the seat's refresh token: the account withdrew its authorization (or it
+ * lapsed). Logged once per seat and account binding, so a retried activity does not log it twice.
+ */
+async function recordAuthorizationRemoved(events: EventRecorder, seat: seatsRepo.SeatRow, err: UpstreamError): Promise<void> {
+  await events.record({
+    customerId: seat.customerId,
+    seatId: seat.id,
+    platform: PLATFORM,
+    type: 'vplat.account.authorization_removed',
+    event: 'token_refresh_refused',
+    occurredAt: new Date(),
+    data: {
+      account_id: seat.accountId,
+      track: seat.track,
+      official_code: err.failure.officialCode ?? null,
+      official_message: err.failure.officialMessage ?? null,
+    },
+    sourceKey: `authorization-removed:${seat.id}:${seat.boundAt?.toISOString() ?? ''}`,
+  });
 }

@@ -24,7 +24,10 @@ import { sandboxSettings, startSandbox } from '../sandbox/server';
 import { restartTokenRefreshes } from '../core/temporal/restart-token-refreshes';
 import { tokenRefreshStarter } from '../core/temporal/token-refresh';
 import { createUpstream, type Upstream } from '../core/upstream';
-import { resolveUpstream } from '../core/upstream/settings';
+import { resolveUpstream, type UpstreamSettings } from '../core/upstream/settings';
+import { EventHub } from '../core/events/event-hub';
+import { EventRecorder } from '../core/events/recorder';
+import { watchEvents } from '../core/events/watch-events';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 
 export class UsageError extends Error {}
@@ -111,28 +114,24 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       sandboxUrl = sandbox.url;
     }
 
-    // Upstream credentials are sealed by core and opened by the worker: both need the key.
+    // Upstream credentials are sealed by core and opened by the worker: both need the key. Both
+    // also record events and start workflows, so both hold a Temporal client.
     let sealedBox: SealedBox | undefined;
+    let upstreamSettings: UpstreamSettings | undefined;
     let upstream: Upstream | undefined;
+    let temporalClient: (() => Promise<Client>) | undefined;
+    let events: EventRecorder | undefined;
     if (stateful) {
       const key = env.VPS_ENCRYPTION_KEY ?? (all ? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex') : undefined);
       if (!key) throw new UsageError('VPS_ENCRYPTION_KEY is required for --role core or worker');
       sealedBox = new SealedBox(key);
-      const client = createUpstream(resolveUpstream(env, sandboxUrl));
+      upstreamSettings = resolveUpstream(env, sandboxUrl);
+      const client = createUpstream(upstreamSettings);
       closers.push(() => client.close());
       upstream = client;
-    }
-
-    let transport: Transport | undefined;
-    let startRefreshes: (() => Promise<void>) | undefined;
-    const tokenRefresh = { marginSeconds: env.TOKEN_REFRESH_MARGIN_S, minIntervalMs: env.TOKEN_REFRESH_MIN_INTERVAL_MS };
-    if (roles.has('core')) {
-      const db = database!.db;
-      const adminToken = env.VPS_ADMIN_TOKEN ?? (all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
-      if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
       const settings = temporal!;
       let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;
-      const temporalClient = async () => {
+      temporalClient = async () => {
         // A failed connection is not kept: the next call tries again, so an outage heals by itself.
         clientPromise ??= connectTemporalClient(settings).catch((err: unknown) => {
           clientPromise = undefined;
@@ -143,6 +142,22 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       closers.push(async () => {
         if (clientPromise) await (await clientPromise).close();
       });
+      events = new EventRecorder({
+        db: database!.db,
+        temporalClient,
+        delivery: { taskQueue: env.TEMPORAL_TASK_QUEUE, retryScheduleMs: env.DELIVERY_RETRY_SCHEDULE_MS, attemptTimeoutMs: env.DELIVERY_ATTEMPT_TIMEOUT_MS },
+      });
+    }
+
+    let transport: Transport | undefined;
+    let startRefreshes: (() => Promise<void>) | undefined;
+    const tokenRefresh = { marginSeconds: env.TOKEN_REFRESH_MARGIN_S, minIntervalMs: env.TOKEN_REFRESH_MIN_INTERVAL_MS };
+    if (roles.has('core')) {
+      const db = database!.db;
+      const adminToken = env.VPS_ADMIN_TOKEN ?? (all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
+      if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
+      const hub = new EventHub({ listen: database!.listen, logger: logger.child({ component: 'core' }) });
+      closers.push(() => hub.close());
       const core = createCore({
         db,
         logger: logger.child({ component: 'core' }),
@@ -150,11 +165,14 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         adminToken,
         ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
         allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
-        temporalClient,
+        temporalClient: temporalClient!,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         tokenRefresh,
+        events: events!,
+        vplatApp: upstreamSettings!.vplat,
+        watchEvents: (principal, req, signal) => watchEvents({ db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
       });
-      startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
+      startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
       const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
       closers.push(() => server.close());
       urls['Core (Connect)'] = server.url;
@@ -169,6 +187,8 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         db: database!.db,
         sealedBox: sealedBox!,
         upstream: upstream!,
+        events: events!,
+        allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       });

@@ -5,7 +5,15 @@
  * passes it through streams and abort signals; measured on GET /v1/seats, that cost more CPU than
  * the rest of the request. Messages are handed over by reference, so neither side may mutate them.
  */
-import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
+import {
+  create,
+  isMessage,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodStreaming,
+  type DescMethodUnary,
+  type MessageInitShape,
+} from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
@@ -13,14 +21,17 @@ import {
   createHandlerContext,
   type ConnectRouter,
   type HandlerContext,
+  type StreamRequest,
+  type StreamResponse,
   type Transport,
   type UnaryRequest,
   type UnaryResponse,
 } from '@connectrpc/connect';
 import type { CoreHandlers } from './router';
 
-type UnaryHandler = (request: unknown, context: HandlerContext) => unknown;
-type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
+/** A unary implementation returns its message; a server-streaming one, an async iterable of them. */
+type Handler = (request: unknown, context: HandlerContext) => unknown;
+type Next = (req: UnaryRequest | StreamRequest) => Promise<UnaryResponse | StreamResponse>;
 
 /**
  * Stands in for "no signal" where the request type requires one; it is never aborted. Exported so a
@@ -29,16 +40,16 @@ type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
 export const NO_SIGNAL = new AbortController().signal;
 
 export function createInProcessTransport(core: CoreHandlers): Transport {
-  const handlers = new Map<DescMethod, UnaryHandler>();
+  const handlers = new Map<DescMethod, Handler>();
   const router = {
-    service(desc: { methods: DescMethod[] }, impl: Record<string, UnaryHandler | undefined>) {
+    service(desc: { methods: DescMethod[] }, impl: Record<string, Handler | undefined>) {
       for (const method of desc.methods) {
         const fn = impl[method.localName];
         if (fn) handlers.set(method, fn.bind(impl));
       }
       return router;
     },
-    rpc(method: DescMethod, impl: UnaryHandler) {
+    rpc(method: DescMethod, impl: Handler) {
       handlers.set(method, impl);
       return router;
     },
@@ -48,6 +59,7 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
   const invoke: Next = async (req) => {
     const handler = handlers.get(req.method);
     if (!handler) throw new ConnectError(`${req.method.parent.typeName}/${req.method.name} is not implemented`, Code.Unimplemented);
+    if (req.stream) return invokeServerStreaming(handler, req);
     const ctx = createHandlerContext({
       service: req.service,
       method: req.method,
@@ -70,7 +82,7 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
     } as UnaryResponse;
   };
   // The first interceptor is the outermost, as in Connect's own chain.
-  const chain = core.interceptors.reduceRight<Next>((next, interceptor) => interceptor(next as never) as Next, invoke);
+  const chain = core.interceptors.reduceRight<Next>((next, interceptor) => interceptor(next) as Next, invoke);
 
   return {
     async unary<I extends DescMessage, O extends DescMessage>(
@@ -95,9 +107,133 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
       } as unknown as UnaryRequest);
       return res as unknown as UnaryResponse<I, O>;
     },
-    stream() {
-      // No streaming RPC exists yet; one added later needs a streaming path here too.
-      return Promise.reject(new ConnectError('streaming RPCs are not supported in process', Code.Unimplemented));
+    /**
+     * Server streaming only (the only kind core serves). The handler's signal aborts when the
+     * caller's does, when the caller stops reading early, and when the stream ends, so a handler
+     * waiting for something to send (an event stream waiting for events) learns at once that
+     * nobody is listening any more and can release what it holds.
+     */
+    async stream<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodStreaming<I, O>,
+      signal: AbortSignal | undefined,
+      _timeoutMs: number | undefined,
+      header: ConstructorParameters<typeof Headers>[0] | undefined,
+      input: AsyncIterable<MessageInitShape<I>>,
+      contextValues?: ReturnType<typeof createContextValues>,
+    ) {
+      if (method.methodKind !== 'server_streaming') {
+        throw new ConnectError(`${method.parent.typeName}/${method.name}: only server streaming is supported in process`, Code.Unimplemented);
+      }
+      const call = new AbortController();
+      const onAbort = () => call.abort(signal?.reason);
+      if (signal?.aborted) call.abort(signal.reason);
+      else signal?.addEventListener('abort', onAbort, { once: true });
+      const end = () => {
+        signal?.removeEventListener('abort', onAbort);
+        call.abort();
+      };
+      try {
+        const res = (await chain({
+          stream: true,
+          service: method.parent,
+          method,
+          requestMethod: 'POST',
+          url: `in-process:/${method.parent.typeName}/${method.name}`,
+          signal: call.signal,
+          header: header instanceof Headers ? header : new Headers(header),
+          contextValues: contextValues ?? createContextValues(),
+          message: mapIterable(input, (m) => (isMessage(m, method.input) ? m : create(method.input, m))),
+        } as unknown as StreamRequest)) as StreamResponse;
+        return { ...res, message: endingWith(res.message, end) } as unknown as StreamResponse<I, O>;
+      } catch (err) {
+        end();
+        throw err;
+      }
+    },
+  };
+}
+
+async function invokeServerStreaming(handler: Handler, req: StreamRequest): Promise<StreamResponse> {
+  if (req.method.methodKind !== 'server_streaming') {
+    throw new ConnectError(`${req.method.parent.typeName}/${req.method.name}: only server streaming is supported in process`, Code.Unimplemented);
+  }
+  const input = await single(req.message, req.method);
+  const ctx = createHandlerContext({
+    service: req.service,
+    method: req.method,
+    protocolName: 'in-process',
+    requestMethod: req.requestMethod,
+    url: req.url,
+    requestSignal: req.signal,
+    requestHeader: req.header,
+    contextValues: req.contextValues,
+  });
+  const output = handler(input, ctx) as AsyncIterable<unknown>;
+  const outputSchema = req.method.output;
+  return {
+    stream: true,
+    service: req.service,
+    method: req.method,
+    header: ctx.responseHeader,
+    trailer: ctx.responseTrailer,
+    message: mapIterable(output, (m) => (isMessage(m, outputSchema) ? m : create(outputSchema, m as MessageInitShape<DescMessage>))),
+  } as StreamResponse;
+}
+
+/** The one request message of a server-streaming call. */
+async function single<T>(messages: AsyncIterable<T>, method: DescMethod): Promise<T> {
+  const it = messages[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) throw new ConnectError(`${method.parent.typeName}/${method.name}: missing request message`, Code.InvalidArgument);
+  const second = await it.next();
+  if (!second.done) throw new ConnectError(`${method.parent.typeName}/${method.name}: more than one request message`, Code.InvalidArgument);
+  return first.value;
+}
+
+/** Maps each item lazily; returning early (a caller's `break`) reaches the source. */
+function mapIterable<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = source[Symbol.asyncIterator]();
+      return {
+        async next() {
+          const r = await it.next();
+          return r.done ? r : { done: false, value: fn(r.value) };
+        },
+        async return(value?: unknown) {
+          const r = await it.return?.(value);
+          return r && !r.done ? { done: true, value: undefined } : { done: true, value: r?.value };
+        },
+      } as AsyncIterator<U>;
+    },
+  };
+}
+
+/**
+ * Calls `end` once the messages are over for whatever reason: all read, failed, or the caller
+ * stopped reading. `end` runs before the source is asked to return, because a source busy awaiting
+ * (rather than parked at a yield) only sees that request after its pending step settles.
+ */
+function endingWith<T>(messages: AsyncIterable<T>, end: () => void): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = messages[Symbol.asyncIterator]();
+      return {
+        async next() {
+          try {
+            const r = await it.next();
+            if (r.done) end();
+            return r;
+          } catch (err) {
+            end();
+            throw err;
+          }
+        },
+        async return(value?: unknown) {
+          end();
+          return (await it.return?.(value)) ?? { done: true, value: undefined };
+        },
+      } as AsyncIterator<T>;
     },
   };
 }

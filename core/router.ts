@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { AdminService as AdminServiceDesc } from '../gen/vps/admin/v1/admin_pb';
 import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
 import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
+import { EventService as EventServiceDesc, IngestService as IngestServiceDesc } from '../gen/vps/event/v1/event_pb';
 import { WebhookEndpointService as WebhookEndpointServiceDesc } from '../gen/vps/webhook/v1/webhook_pb';
 import type { Db } from './db/client';
 import type { SealedBox } from './crypto/sealed-box';
@@ -13,7 +14,10 @@ import type { Resolver } from './net/address-policy';
 import { AdminService } from './services/admin.service';
 import { AuthService } from './services/auth.service';
 import { SeatService } from './services/seat.service';
+import { EventService, type WatchEvents } from './services/event.service';
+import { IngestService } from './services/ingest.service';
 import { WebhookEndpointService } from './services/webhook-endpoint.service';
+import type { EventRecorder } from './events/recorder';
 import { temporalHealthProbe } from './temporal/health';
 import { tokenRefreshStarter } from './temporal/token-refresh';
 
@@ -28,6 +32,12 @@ export interface CoreDeps {
   taskQueue: string;
   /** When to refresh upstream tokens: this long before expiry, never more often than the interval. */
   tokenRefresh: { marginSeconds: number; minIntervalMs: number };
+  /** Stores events and starts their deliveries. */
+  events: EventRecorder;
+  /** The short-video platform app, whose secret signs its webhooks. */
+  vplatApp: { appId: string; appSecret: string };
+  /** Streams a caller's events (the SSE stream behind the gateway). */
+  watchEvents: WatchEvents;
   resolve?: Resolver;
 }
 
@@ -51,6 +61,8 @@ export function createCore(deps: CoreDeps): CoreHandlers {
     auth: new AuthService(),
     seats: new SeatService({ db: deps.db }),
     webhooks: new WebhookEndpointService({ db: deps.db, allowInsecureUrls: deps.allowInsecureWebhookUrls, resolve: deps.resolve }),
+    events: new EventService({ db: deps.db, events: deps.events, watch: deps.watchEvents }),
+    ingest: new IngestService({ db: deps.db, events: deps.events, app: deps.vplatApp, logger: deps.logger }),
   };
   return {
     routes: (router) => {
@@ -58,6 +70,8 @@ export function createCore(deps: CoreDeps): CoreHandlers {
       router.service(AuthServiceDesc, services.auth);
       router.service(SeatServiceDesc, services.seats);
       router.service(WebhookEndpointServiceDesc, services.webhooks);
+      router.service(EventServiceDesc, services.events);
+      router.service(IngestServiceDesc, services.ingest);
     },
     interceptors: [
       errorsInterceptor(deps.logger),

@@ -7,6 +7,7 @@ import { clientErrorResponse, formatValidationErrors, fromApiError, registerEnve
 import { validatorCompiler } from './plugins/validation';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
+import { registerUpstreamWebhooks } from './routes/upstream-webhooks';
 
 export interface GatewayOptions {
   /** How the gateway reaches core: in memory (--role all) or over HTTP. */
@@ -59,6 +60,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
 
   registerEnvelope(app, opts.transport);
   app.get('/healthz', async () => ({ status: 'ok' }));
+  await registerUpstreamWebhooks(app, opts.transport);
   await app.register(
     async (v1) => {
       registerRpcRoutes(v1, v1Routes, opts.transport);

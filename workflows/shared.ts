@@ -32,3 +32,13 @@ export interface TokenRefreshStep {
   /** Epoch ms at which the next refresh is due; absent when the seat needs no more refreshing. */
   refreshAt?: number;
 }
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** Pauses between attempts; after the last pause's attempt fails, the delivery has failed. */
+  retryScheduleMs: number[];
+  attemptTimeoutMs: number;
+}
+
+/** delivered: a 2xx; gone: the receiver answered 410 and its endpoint was disabled; cancelled: the endpoint was deleted or disabled. */
+export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'cancelled' | 'failed';

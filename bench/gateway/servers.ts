@@ -33,6 +33,12 @@ async function main() {
     temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
     taskQueue: 'bench',
     tokenRefresh: { marginSeconds: 3600, minIntervalMs: 60_000 },
+    // The seat benchmark records no events and opens no streams.
+    events: undefined as never,
+    vplatApp: { appId: 'bench', appSecret: 'bench' },
+    watchEvents: () => {
+      throw new Error('not used by the benchmark');
+    },
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
 

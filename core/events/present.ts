@@ -8,7 +8,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EventSchema, type Event } from '../../gen/vps/event/v1/event_pb';
 import type { EventRow } from '../db/repositories/events';
 
-export interface EventBody {
+export type EventBody = {
   id: string;
   platform: string;
   type: string;
@@ -17,7 +17,7 @@ export interface EventBody {
   received_at: string;
   seat_id: string | null;
   data: Record<string, unknown>;
-}
+};
 
 export function eventBody(row: EventRow): EventBody {
   return {

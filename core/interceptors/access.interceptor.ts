@@ -50,6 +50,8 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
       req.contextValues.set(principalKey, { kind: 'admin' });
       return next(req);
     }
+    // The method verifies the platform's signature itself; there is no caller credential to check.
+    if (declared === Access.UPSTREAM_SIGNED) return next(req);
     if (declared !== Access.READ && declared !== Access.WRITE) {
       throw new Error(`${req.method.parent.typeName}.${req.method.name} declares no access class`);
     }

@@ -1,4 +1,4 @@
-import { ConnectError, type Interceptor } from '@connectrpc/connect';
+import { ConnectError, type Interceptor, type StreamRequest, type UnaryRequest } from '@connectrpc/connect';
 import { CHARACTER_NOT_IN_REPERTOIRE, sqlState } from '../db/errors';
 import { ApiError, CODE_HEADER } from '../errors';
 import type { Logger } from '../logger';
@@ -6,20 +6,34 @@ import type { Logger } from '../logger';
 /**
  * Outermost interceptor: ApiErrors become ConnectErrors carrying our code; anything else is a bug or
  * an outage, logged with its stack and reported as 5000 without leaking internals to the caller.
+ * A streaming handler fails while its messages are read, after this interceptor has returned, so
+ * its messages pass through the same conversion.
  */
 export function errorsInterceptor(logger: Logger): Interceptor {
+  const convert = (err: unknown, req: UnaryRequest | StreamRequest): ConnectError => {
+    if (err instanceof ApiError) return err.toConnectError();
+    if (err instanceof ConnectError && err.metadata.has(CODE_HEADER)) return err;
+    // A direct Connect caller can send text Postgres cannot store; that is their input, not our fault.
+    if (sqlState(err) === CHARACTER_NOT_IN_REPERTOIRE) {
+      return new ApiError(2001, 'a text field contains a character that cannot be stored (NUL)').toConnectError();
+    }
+    logger.error({ err, rpc: `${req.method.parent.typeName}/${req.method.name}` }, 'unhandled error in RPC');
+    return new ApiError(5000).toConnectError();
+  };
   return (next) => async (req) => {
     try {
-      return await next(req);
+      const res = await next(req);
+      return res.stream ? { ...res, message: converted(res.message, (err) => convert(err, req)) } : res;
     } catch (err) {
-      if (err instanceof ApiError) throw err.toConnectError();
-      if (err instanceof ConnectError && err.metadata.has(CODE_HEADER)) throw err;
-      // A direct Connect caller can send text Postgres cannot store; that is their input, not our fault.
-      if (sqlState(err) === CHARACTER_NOT_IN_REPERTOIRE) {
-        throw new ApiError(2001, 'a text field contains a character that cannot be stored (NUL)').toConnectError();
-      }
-      logger.error({ err, rpc: `${req.method.parent.typeName}/${req.method.name}` }, 'unhandled error in RPC');
-      throw new ApiError(5000).toConnectError();
+      throw convert(err, req);
     }
   };
+}
+
+async function* converted<T>(messages: AsyncIterable<T>, convert: (err: unknown) => ConnectError): AsyncGenerator<T> {
+  try {
+    yield* messages;
+  } catch (err) {
+    throw convert(err);
+  }
 }

@@ -6,6 +6,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -104,4 +105,28 @@ export async function refuseUnsafeUrl(
   if (addresses.length === 0) return `host ${host} does not resolve`;
   const bad = addresses.find((a) => !isPublicAddress(a));
   return bad ? `must resolve to a public address (${host} resolves to ${bad})` : undefined;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for outgoing connections that refuses non-public addresses at connect time, so a name
+ * that resolved to a public address when the URL was registered cannot be re-pointed at a private
+ * one later (DNS rebinding). Handles both the single-address and the `all` forms Node asks for.
+ */
+export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const list = addresses as LookupAddress[];
+    const refused = list.find((a) => !isPublicAddress(a.address));
+    if (refused) {
+      const error: NodeJS.ErrnoException = new Error(`address ${refused.address} of ${hostname} is not public`);
+      error.code = 'EADDRNOTPUBLIC';
+      return callback(error, []);
+    }
+    if (options.all) return callback(null, list);
+    const first = list[0];
+    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(null, first.address, first.family);
+  });
 }

@@ -3,6 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from 
 import { createActivities } from '../../activities';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
+import type { EventRecorder } from '../events/recorder';
 import type { Upstream } from '../upstream';
 import type { Logger } from '../logger';
 import { temporalTls, type TemporalSettings } from './connection';
@@ -41,6 +42,8 @@ export async function startWorker(opts: {
   db: Db;
   sealedBox: SealedBox;
   upstream: Upstream;
+  events: EventRecorder;
+  allowInsecureWebhookUrls: boolean;
   logger: Logger;
   shutdownGraceMs: number;
 }): Promise<RunningWorker> {
@@ -57,7 +60,15 @@ export async function startWorker(opts: {
     taskQueue: opts.taskQueue,
     identity,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db: opts.db, workerIdentity: identity, sealedBox: opts.sealedBox, upstream: opts.upstream, logger: opts.logger }),
+    activities: createActivities({
+      db: opts.db,
+      workerIdentity: identity,
+      sealedBox: opts.sealedBox,
+      upstream: opts.upstream,
+      events: opts.events,
+      allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
+      logger: opts.logger,
+    }),
     // The default of 0 would cancel in-flight activities on every deploy.
     shutdownGraceTime: opts.shutdownGraceMs,
   });

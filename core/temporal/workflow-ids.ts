@@ -7,4 +7,8 @@ export const workflowIds = {
   healthCheck: (nonce: string) => `health-check-${nonce}`,
   /** One per seat: starting it again while it runs is a no-op. */
   tokenRefresh: (seatId: string) => `token-refresh-${seatId}`,
+  /** The first delivery of an event to an endpoint: at most one, however often ingestion retries. */
+  delivery: (eventId: string, endpointId: string) => `deliver-${eventId}-${endpointId}`,
+  /** Each redelivery is a run of its own. */
+  redelivery: (eventId: string, endpointId: string, deliveryId: string) => `deliver-${eventId}-${endpointId}-${deliveryId}`,
 };

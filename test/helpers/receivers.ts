@@ -55,8 +55,8 @@ export interface RecordedPush {
 export interface WebhookReceiver {
   url: string;
   pushes: RecordedPush[];
-  /** Status to answer with; 200 by default. */
-  respondWith(status: number): void;
+  /** Status to answer with; 200 by default. A list is answered in turn, its last entry thereafter. */
+  respondWith(status: number | number[]): void;
   /** Resolves once `count` pushes matching `filter` have arrived. */
   waitFor(count: number, filter?: (p: RecordedPush) => boolean, timeoutMs?: number): Promise<RecordedPush[]>;
   close(): Promise<void>;
@@ -64,13 +64,14 @@ export interface WebhookReceiver {
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const pushes: RecordedPush[] = [];
-  let status = 200;
+  let statuses = [200];
   const waiters = new Set<() => void>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       pushes.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
       res.writeHead(status).end();
       for (const wake of waiters) wake();
     });
@@ -80,7 +81,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url,
     pushes,
     respondWith(s) {
-      status = s;
+      statuses = Array.isArray(s) ? [...s] : [s];
     },
     waitFor(count, filter = () => true, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {

@@ -18,6 +18,10 @@ import { connectTemporalClient } from '../../core/temporal/connection';
 import { buildApp } from '../../gateway/app';
 import { startWorker, type RunningWorker } from '../../core/temporal/worker';
 import type { Upstream } from '../../core/upstream';
+import { SANDBOX_APP } from '../../core/upstream/settings';
+import { EventHub } from '../../core/events/event-hub';
+import { EventRecorder } from '../../core/events/recorder';
+import { watchEvents } from '../../core/events/watch-events';
 
 export type TransportKind = 'in-memory' | 'http';
 
@@ -28,8 +32,14 @@ export interface Stack {
   admin: ConnectClient<typeof AdminService>;
   database: Database;
   sealedBox: SealedBox;
+  events: EventRecorder;
+  /** Settings of the worker the test starts with startStackWorker. */
+  workerSettings: { allowInsecureWebhookUrls: boolean };
   close(): Promise<void>;
 }
+
+/** Webhook retries in seconds instead of days. */
+export const TEST_DELIVERY = { retryScheduleMs: [200, 400, 800], attemptTimeoutMs: 2_000 };
 
 export async function startStack(
   opts: {
@@ -38,6 +48,8 @@ export async function startStack(
     allowInsecureWebhookUrls?: boolean;
     taskQueue?: string;
     tokenRefresh?: { marginSeconds: number; minIntervalMs: number };
+    delivery?: { retryScheduleMs: number[]; attemptTimeoutMs: number };
+    sseHeartbeatMs?: number;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -45,6 +57,13 @@ export async function startStack(
   const adminToken = `test-admin-${randomBytes(16).toString('hex')}`;
   const sealedBox = new SealedBox(randomBytes(32));
   let temporal: Promise<{ client: Client; close(): Promise<void> }> | undefined;
+  const temporalClient = async () => {
+    temporal ??= connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
+    return (await temporal).client;
+  };
+  const taskQueue = opts.taskQueue ?? 'vps-test';
+  const events = new EventRecorder({ db: database.db, temporalClient, delivery: { taskQueue, ...(opts.delivery ?? TEST_DELIVERY) } });
+  const hub = new EventHub({ listen: database.listen, logger });
   const core = createCore({
     db: database.db,
     logger,
@@ -52,12 +71,12 @@ export async function startStack(
     adminToken,
     ratePerMinute: opts.ratePerMinute ?? 60,
     allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
-    temporalClient: async () => {
-      temporal ??= connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
-      return (await temporal).client;
-    },
-    taskQueue: opts.taskQueue ?? 'vps-test',
+    temporalClient,
+    taskQueue,
     tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
+    events,
+    vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
+    watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: opts.sseHeartbeatMs ?? 15_000 }, principal, req, signal),
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
   const transport: Transport =
@@ -85,9 +104,12 @@ export async function startStack(
     admin: createClient(AdminService, adminTransport),
     database,
     sealedBox,
+    events,
+    workerSettings: { allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false },
     async close() {
       await app.close();
       await coreServer.close();
+      await hub.close();
       if (temporal) await (await temporal).close();
       await database.close();
     },
@@ -102,6 +124,8 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     db: stack.database.db,
     sealedBox: stack.sealedBox,
     upstream,
+    events: stack.events,
+    allowInsecureWebhookUrls: stack.workerSettings.allowInsecureWebhookUrls,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
     shutdownGraceMs: 1_000,
   });

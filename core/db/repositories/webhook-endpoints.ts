@@ -33,3 +33,16 @@ export async function deleteEndpoint(db: Executor, customerId: string, id: strin
     .returning();
   return row;
 }
+
+/** Any endpoint by id, deleted or not: deliveries look theirs up to see whether it still takes pushes. */
+export async function findEndpoint(db: Executor, id: string): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  return row;
+}
+
+export async function disableEndpoint(db: Executor, id: string, reason: string): Promise<void> {
+  await db
+    .update(webhookEndpoints)
+    .set({ disabledAt: new Date(), disabledReason: reason })
+    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
+}

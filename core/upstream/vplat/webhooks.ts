@@ -3,6 +3,7 @@
  * authorized account) and the verification of the pushes it sends.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseJsonLossless } from '../../events/lossless-json';
 import type { VplatClient } from './client';
 
 export type WebhookEventType = 'VIDEO' | 'COMMENT' | 'DIRECT_MESSAGE' | 'BRAND_MENTION';
@@ -84,7 +85,8 @@ export function verifyOfficialWebhook(opts: {
   let content: Record<string, unknown>;
   try {
     webhook = JSON.parse(opts.rawBody) as OfficialWebhook;
-    const parsed: unknown = typeof webhook.content === 'string' ? JSON.parse(webhook.content) : undefined;
+    // Ids in content are 19-digit JSON numbers: kept exact, as strings, where a double would round them.
+    const parsed: unknown = typeof webhook.content === 'string' ? parseJsonLossless(webhook.content) : undefined;
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, reason: 'content is not a JSON object' };
     content = parsed as Record<string, unknown>;
   } catch {

@@ -1,0 +1,104 @@
+/**
+ * One attempt of a webhook delivery: the event's body signed with the endpoint's live keys, POSTed
+ * with a per-attempt timeout, the attempt recorded (time, status code, duration, failure reason).
+ * The receiver's answer is an outcome, not an activity failure: only a broken database or worker
+ * makes Temporal retry the activity, and then the attempt number keeps the log free of doubles.
+ */
+import { Agent, request } from 'undici';
+import type { Db } from '../core/db/client';
+import { findDelivery, findEventById, finishDelivery, recordAttempt } from '../core/db/repositories/events';
+import { disableEndpoint, findEndpoint } from '../core/db/repositories/webhook-endpoints';
+import type { DeliveryStatus } from '../core/db/schema';
+import { eventBody } from '../core/events/present';
+import { pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
+import { publicOnlyLookup } from '../core/net/address-policy';
+import type { DeliveryOutcome } from '../workflows/shared';
+
+export interface DeliveryActivityDeps {
+  db: Db;
+  /** Local development and tests only: http and private addresses may receive pushes. */
+  allowInsecureWebhookUrls: boolean;
+}
+
+/** Enough of the receiver's answer to say why it failed, never the whole body. */
+const MAX_REASON_BODY = 200;
+
+export function createDeliveryActivities(deps: DeliveryActivityDeps) {
+  // One agent per worker: keeps connections to receivers alive between attempts.
+  const agent = new Agent(deps.allowInsecureWebhookUrls ? {} : { connect: { lookup: publicOnlyLookup } });
+
+  return {
+    async attemptDelivery(input: { deliveryId: string; attempt: number; timeoutMs: number }): Promise<DeliveryOutcome> {
+      const delivery = await findDelivery(deps.db, input.deliveryId);
+      if (!delivery || delivery.status !== 'pending') return 'cancelled';
+      const endpoint = await findEndpoint(deps.db, delivery.endpointId);
+      if (!endpoint || endpoint.deletedAt || endpoint.disabledAt) {
+        await finishDelivery(deps.db, delivery.id, 'cancelled');
+        return 'cancelled';
+      }
+      const event = (await findEventById(deps.db, delivery.eventId))!;
+      const body = JSON.stringify(eventBody(event));
+      const startedAt = new Date();
+      let statusCode: number | null = null;
+      let error: string | null = null;
+      try {
+        const response = await request(endpoint.url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'vps-webhooks/1',
+            [SIGNATURE_HEADER]: pushSignature([endpoint.signingKey], Math.floor(Date.now() / 1000), body),
+            'x-service-event-id': event.id,
+            'x-service-delivery-id': delivery.id,
+          },
+          body,
+          headersTimeout: input.timeoutMs,
+          bodyTimeout: input.timeoutMs,
+          signal: AbortSignal.timeout(input.timeoutMs),
+        });
+        statusCode = response.statusCode;
+        const text = await response.body.text().catch(() => '');
+        if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${text ? `: ${text.slice(0, MAX_REASON_BODY)}` : ''}`;
+      } catch (err) {
+        error = describeNetworkError(err, input.timeoutMs);
+      }
+      const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
+      await recordAttempt(deps.db, {
+        deliveryId: delivery.id,
+        attempt: input.attempt,
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
+        statusCode,
+        error,
+        succeeded,
+      });
+      if (succeeded) {
+        await finishDelivery(deps.db, delivery.id, 'succeeded');
+        return 'delivered';
+      }
+      if (statusCode === 410) {
+        // The receiver says it is gone for good: stop pushing to it until the customer enables it again.
+        await disableEndpoint(deps.db, endpoint.id, 'the receiver answered 410 Gone');
+        await finishDelivery(deps.db, delivery.id, 'failed');
+        return 'gone';
+      }
+      return 'retry';
+    },
+
+    async finishDelivery(input: { deliveryId: string; status: Exclude<DeliveryStatus, 'pending'> }): Promise<void> {
+      await finishDelivery(deps.db, input.deliveryId, input.status);
+    },
+  };
+}
+
+function describeNetworkError(err: unknown, timeoutMs: number): string {
+  const code = (err as { code?: string }).code;
+  const name = (err as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return `no response within ${timeoutMs} ms`;
+  }
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === 'EADDRNOTPUBLIC' || code === 'EADDRNOTPUBLIC') return `refused: ${cause?.message ?? (err as Error).message}`;
+  return `connection failed: ${cause?.code ?? code ?? (err as Error).message}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * One LISTEN per core process, shared by every open event stream of that process. Postgres sends
+ * each notification to every listening connection, so every core instance (and through it, every
+ * gateway instance) learns of every stored event, whichever instance stored it; a connection per
+ * stream would spend a database connection per open SSE client instead.
+ */
+import type { Database } from '../db/client';
+import type { Logger } from '../logger';
+import { EVENTS_CHANNEL, parseEventNotice } from './stream-channel';
+
+/** Told the position of a newly committed event of the subscribed customer. */
+export type NoticeListener = (position: number) => void;
+
+export class EventHub {
+  private readonly subscribers = new Map<string, Set<NoticeListener>>();
+  private listening: Promise<() => Promise<void>> | undefined;
+  private closed = false;
+
+  constructor(private readonly deps: { listen: Database['listen']; logger: Logger }) {}
+
+  /**
+   * Resolves once notifications are being received, so an event committed after it resolves is
+   * never missed; the returned function ends the subscription. The LISTEN starts with the first
+   * subscriber and stays until close(): idle, it costs one connection and no traffic.
+   */
+  async subscribe(customerId: string, listener: NoticeListener): Promise<() => void> {
+    if (this.closed) throw new Error('event hub is closed');
+    let listeners = this.subscribers.get(customerId);
+    if (!listeners) this.subscribers.set(customerId, (listeners = new Set()));
+    listeners.add(listener);
+    const unsubscribe = () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.subscribers.get(customerId) === listeners) this.subscribers.delete(customerId);
+    };
+    try {
+      await this.start();
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+    return unsubscribe;
+  }
+
+  /** Open subscriptions, for tests and metrics. */
+  get size(): number {
+    let n = 0;
+    for (const listeners of this.subscribers.values()) n += listeners.size;
+    return n;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const listening = this.listening;
+    this.listening = undefined;
+    if (!listening) return;
+    let unlisten: () => Promise<void>;
+    try {
+      unlisten = await listening;
+    } catch {
+      // It never listened (start() logged why): there is nothing to end.
+      return;
+    }
+    await unlisten();
+  }
+
+  private start(): Promise<unknown> {
+    if (!this.listening) {
+      const listening = this.deps.listen(EVENTS_CHANNEL, (payload) => this.dispatch(payload));
+      this.listening = listening;
+      // A failed LISTEN (database unreachable) must not stick: the next subscriber tries again.
+      listening.catch((err: unknown) => {
+        if (this.listening === listening) this.listening = undefined;
+        this.deps.logger.error({ err, channel: EVENTS_CHANNEL }, 'could not listen for stored events');
+      });
+    }
+    return this.listening;
+  }
+
+  private dispatch(payload: string): void {
+    const notice = parseEventNotice(payload);
+    if (!notice) {
+      this.deps.logger.warn({ payload, channel: EVENTS_CHANNEL }, 'ignored a malformed event notification');
+      return;
+    }
+    const listeners = this.subscribers.get(notice.customerId);
+    if (!listeners) return;
+    for (const listener of listeners) {
+      try {
+        listener(notice.position);
+      } catch (err) {
+        // One faulty subscriber must not starve the others of the same notification.
+        this.deps.logger.error({ err, customerId: notice.customerId }, 'event stream subscriber failed on a notification');
+      }
+    }
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The signature of our pushes, exactly the spec's "Signature verification" in reverse: the key is
+ * the lower-case hex SHA-256 of the endpoint secret (stored as the endpoint's signing key), used as
+ * text; the signature is the lower-case hex HMAC-SHA256 over "<t>.<raw body>". During a secret
+ * rotation the header carries one v1 per live key, newest first.
+ */
+import { createHmac } from 'node:crypto';
+
+export const SIGNATURE_HEADER = 'x-service-signature';
+
+export function pushSignature(signingKeys: readonly string[], timestamp: number, body: string): string {
+  const parts = signingKeys.map((key) => `v1=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`);
+  return [`t=${timestamp}`, ...parts].join(',');
+}

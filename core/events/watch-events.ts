@@ -1,0 +1,127 @@
+/**
+ * EventService.WatchEvents: a customer's events as they are stored, after replaying the ones after
+ * a given event (the SSE Last-Event-ID). The log is the only source of content: a notification only
+ * says "read again", and every read starts after the last position sent, so an event is sent once,
+ * in position order, whether it arrives through the replay, a notification or a catch-up read.
+ */
+import { eq, max } from 'drizzle-orm';
+import type { Event, WatchEventsRequest } from '../../gen/vps/event/v1/event_pb';
+import type { CustomerPrincipal } from '../context';
+import type { Db } from '../db/client';
+import { findEvent, listEvents } from '../db/repositories/events';
+import { events } from '../db/schema';
+import { ApiError, invalidField } from '../errors';
+import type { EventHub } from './event-hub';
+import { isSubscriptionPattern } from './event-types';
+import { toEventMessage } from './present';
+
+export interface WatchEventsDeps {
+  db: Db;
+  hub: EventHub;
+  /** A message with no event is sent after this long without one (SSE_HEARTBEAT_MS). */
+  heartbeatMs: number;
+}
+
+/** A WatchEventsResponse: an event, or a heartbeat without one. */
+export interface WatchEventsMessage {
+  event?: Event;
+}
+
+/** Events read per query; a long replay is sent in pages of this size. */
+const PAGE_SIZE = 100;
+
+/**
+ * Messages, in this order: one without an event as soon as the stream is live (so a caller knows
+ * the request was accepted and can commit its own response; every refusal comes before it), then
+ * the events stored after `after_event_id`, then each new event, with a message without an event
+ * after `heartbeatMs` of silence. Ends, without an error, when `signal` aborts.
+ *
+ * An `after_event_id` that is not one of the caller's events is 1005, not "replay everything" nor
+ * "replay nothing": a client resuming from an id it got somewhere else (another account, a purged
+ * log) must learn that it cannot resume, and reconcile through GET /v1/events instead.
+ */
+export async function* watchEvents(
+  deps: WatchEventsDeps,
+  principal: CustomerPrincipal,
+  req: WatchEventsRequest,
+  signal: AbortSignal,
+): AsyncGenerator<WatchEventsMessage> {
+  const { customerId } = principal;
+  req.types.forEach((pattern, i) => {
+    if (!isSubscriptionPattern(pattern)) {
+      throw invalidField(`types[${i}]`, `unknown event type or pattern ${JSON.stringify(pattern)}; use "*", "vplat.*" or an exact type`);
+    }
+  });
+  const types = [...new Set(req.types)];
+  let cursor: number | undefined;
+  if (req.afterEventId) {
+    const after = await findEvent(deps.db, customerId, req.afterEventId);
+    if (!after) {
+      throw new ApiError(1005, `after_event_id: no event ${JSON.stringify(req.afterEventId)} of this customer; reconcile with GET /v1/events`, {
+        data: { field: 'after_event_id' },
+      });
+    }
+    cursor = after.position;
+  }
+
+  let stale = true;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    stale = true;
+    wake?.();
+  };
+  // Subscribed before the log is read: an event committed from here on is either in the read
+  // that follows or announced after it, so none falls between the replay and the live part.
+  const unsubscribe = await deps.hub.subscribe(customerId, poke);
+  signal.addEventListener('abort', poke);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // Without a Last-Event-ID the stream starts now (the spec: only events after the connection).
+    cursor ??= await headPosition(deps.db, customerId);
+    if (signal.aborted) return;
+    yield {};
+    let quietSince = Date.now();
+    while (!signal.aborted) {
+      if (stale) {
+        stale = false;
+        const rows = await listEvents(deps.db, { customerId, afterPosition: cursor, types, limit: PAGE_SIZE });
+        for (const row of rows) {
+          if (signal.aborted) return;
+          cursor = row.position;
+          yield { event: toEventMessage(row) };
+          quietSince = Date.now();
+        }
+        if (rows.length === PAGE_SIZE) stale = true;
+        continue;
+      }
+      const idleFor = Date.now() - quietSince;
+      if (idleFor >= deps.heartbeatMs) {
+        // A catch-up read with every heartbeat: a notification lost while the listening connection
+        // reconnected delays an event by one heartbeat at most, never drops it.
+        stale = true;
+        yield {};
+        quietSince = Date.now();
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, deps.heartbeatMs - idleFor);
+      });
+      clearTimeout(timer);
+      wake = undefined;
+    }
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', poke);
+    unsubscribe();
+  }
+}
+
+/** The customer's latest position (0 before the first event): where a stream without a resume id starts. */
+async function headPosition(db: Db, customerId: string): Promise<number> {
+  const [row] = await db
+    .select({ head: max(events.position) })
+    .from(events)
+    .where(eq(events.customerId, customerId));
+  return row?.head ?? 0;
+}

@@ -1,0 +1,154 @@
+/**
+ * GET /v1/events/stream: the caller's events as Server-Sent Events, one EventService.WatchEvents
+ * call per connection. Every refusal (key, types, resume id) is known before the first message
+ * from core, so it is answered with the usual envelope and HTTP status; only then is the stream
+ * committed. A client that disconnects ends the core call, and a closing gateway ends every stream
+ * so clients reconnect, with Last-Event-ID, to another instance.
+ *
+ * Resume: the `Last-Event-ID` header, as EventSource sends it on reconnect. Clients that cannot set
+ * headers may pass `lastEventId` in the query instead; the header wins when both are present,
+ * because a browser keeps the original URL (and its query) while the header tracks the newest event.
+ */
+import { Readable } from 'node:stream';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Transport } from '@connectrpc/connect';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { EventService, type WatchEventsResponse } from '../../../gen/vps/event/v1/event_pb';
+import { Access } from '../../../gen/vps/options/v1/options_pb';
+import { ApiError } from '../../../core/errors';
+import { bodyFromMessage } from '../../../core/events/present';
+import { RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../../../core/interceptors/access.interceptor';
+import { authorizeCaller, forwardedHeaders, nulField } from '../../rpc-route';
+
+/** Sent first: how long an EventSource waits before reconnecting after the stream ends. */
+export const SSE_RETRY_MS = 3_000;
+
+const EventStreamQuery = Type.Object(
+  {
+    types: Type.Optional(
+      Type.Array(Type.String({ maxLength: 1_000 }), {
+        maxItems: 20,
+        description: 'Comma-separated subscription patterns: "*", "vplat.*" or exact types; all events when absent',
+      }),
+    ),
+    lastEventId: Type.Optional(Type.String({ maxLength: 200, description: 'Resume after this event, for clients that cannot send the Last-Event-ID header' })),
+  },
+  { additionalProperties: false },
+);
+type EventStreamQuery = Static<typeof EventStreamQuery>;
+
+export function registerEventStreamRoute(app: FastifyInstance, opts: { transport: Transport }): void {
+  const { transport } = opts;
+  const open = new Set<AbortController>();
+  app.addHook('preClose', async () => {
+    for (const call of open) call.abort();
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/events/stream',
+    // A HEAD would open a stream that never ends.
+    exposeHeadRoute: false,
+    schema: {
+      summary: 'Stream events as Server-Sent Events; resume with Last-Event-ID',
+      querystring: EventStreamQuery,
+      response: {
+        200: {
+          description: 'text/event-stream: `id`, `event` (the type) and `data` (the event object) per event; `: heartbeat` comments while idle',
+          content: { 'text/event-stream': { schema: Type.String() } },
+        },
+      },
+    },
+    config: { access: Access.READ },
+    attachValidation: true,
+    handler: async (req, reply) => {
+      const invalid = req.validationError?.message ?? nulField(req);
+      if (invalid) {
+        await authorizeCaller(transport, req, Access.READ);
+        throw new ApiError(2001, invalid);
+      }
+      const query = req.query as EventStreamQuery;
+      const types = (query.types ?? [])
+        .flatMap((t) => t.split(','))
+        .map((t) => t.trim())
+        .filter((t) => t !== '');
+      const header = req.headers['last-event-id'];
+      const afterEventId = (typeof header === 'string' && header.trim() !== '' ? header : (query.lastEventId ?? '')).trim();
+
+      const call = new AbortController();
+      const abort = () => call.abort();
+      open.add(call);
+      reply.raw.on('close', abort);
+      const release = () => {
+        call.abort();
+        open.delete(call);
+        reply.raw.off('close', abort);
+      };
+
+      let messages: AsyncIterator<WatchEventsResponse>;
+      let first: IteratorResult<WatchEventsResponse>;
+      try {
+        const res = await transport.stream(EventService.method.watchEvents, call.signal, undefined, forwardedHeaders(req), single({ afterEventId, types }));
+        messages = res.message[Symbol.asyncIterator]();
+        // Core sends a first message once the stream is live: every refusal comes before it.
+        first = await messages.next();
+        for (const name of [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER]) {
+          const value = res.header.get(name);
+          if (value !== null) void reply.header(name, value);
+        }
+      } catch (err) {
+        release();
+        throw err;
+      }
+      void reply
+        .code(200)
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        // Tells nginx-style proxies not to hold events back in a buffer.
+        .header('x-accel-buffering', 'no');
+      return reply.send(Readable.from(sseFrames(first, messages, call.signal, release, req.log)));
+    },
+  });
+}
+
+async function* single<T>(message: T): AsyncIterable<T> {
+  yield message;
+}
+
+async function* sseFrames(
+  first: IteratorResult<WatchEventsResponse>,
+  messages: AsyncIterator<WatchEventsResponse>,
+  signal: AbortSignal,
+  release: () => void,
+  log: FastifyBaseLogger,
+): AsyncGenerator<string> {
+  try {
+    yield `retry: ${SSE_RETRY_MS}\n\n`;
+    // The first message only says the stream is live; an event in it is still sent.
+    if (!first.done && first.value.event) yield eventFrame(first.value);
+    let next = first.done ? first : await messages.next();
+    while (!next.done) {
+      yield next.value.event ? eventFrame(next.value) : ': heartbeat\n\n';
+      next = await messages.next();
+    }
+  } catch (err) {
+    // The response is committed, so the client learns by the stream ending: it reconnects with
+    // Last-Event-ID and misses nothing. An abort (client gone, gateway closing) is not a failure.
+    if (!signal.aborted) log.error({ err }, 'event stream from core failed; ending the SSE response');
+  } finally {
+    release();
+    // Released first, so a core stream still waiting for events has already been told to stop.
+    try {
+      await messages.return?.();
+    } catch (err) {
+      // Over HTTP an aborted call may report its own cancellation here; the response is over anyway.
+      log.debug({ err }, 'core event stream ended with an error after the SSE response was released');
+    }
+  }
+}
+
+function eventFrame(message: WatchEventsResponse): string {
+  const event = message.event!;
+  // JSON.stringify escapes line breaks, so the body always fits on one data line.
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(bodyFromMessage(event))}\n\n`;
+}

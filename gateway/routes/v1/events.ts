@@ -1,0 +1,103 @@
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { FastifyRequest } from 'fastify';
+import { EventService, type Delivery } from '../../../gen/vps/event/v1/event_pb';
+import { bodyFromMessage } from '../../../core/events/present';
+import { isoOrNull } from '../../presenters';
+import { okEnvelope } from '../../schemas/common';
+import { EndpointIdParams } from '../../schemas/webhook-endpoints';
+import {
+  DeliveryJson,
+  DeliveryPageJson,
+  EventIdParams,
+  EventJson,
+  EventPageJson,
+  ListDeliveriesQuery,
+  ListEventsQuery,
+  RedeliverBody,
+} from '../../schemas/events';
+import { defineRoute } from '../../rpc-route';
+import { Type, type Static } from '@sinclair/typebox';
+
+export function deliveryJson(d: Delivery): Static<typeof DeliveryJson> {
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    endpointId: d.endpointId,
+    status: d.status as Static<typeof DeliveryJson>['status'],
+    reason: d.reason as Static<typeof DeliveryJson>['reason'],
+    workflowId: d.workflowId,
+    createdAt: isoOrNull(d.createdAt)!,
+    completedAt: isoOrNull(d.completedAt),
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: isoOrNull(a.startedAt)!,
+      durationMs: a.durationMs,
+      statusCode: a.statusCode || null,
+      error: a.error || null,
+    })),
+  };
+}
+
+const pageQuery = (req: FastifyRequest) => {
+  const q = req.query as ListDeliveriesQuery;
+  return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '' };
+};
+
+export const eventRoutes = [
+  defineRoute({
+    method: 'GET',
+    url: '/events',
+    summary: 'Pull events, oldest first, in the same shape as pushes',
+    rpc: EventService.method.listEvents,
+    schema: { querystring: ListEventsQuery, response: { 200: okEnvelope(EventPageJson) } },
+    toRequest: (req) => {
+      const q = req.query as ListEventsQuery;
+      return {
+        cursor: q.cursor ?? '',
+        limit: q.limit ?? 0,
+        types: q.types ? q.types.split(',').map((t) => t.trim()).filter(Boolean) : [],
+        seatId: q.seatId ?? '',
+        ...(q.since ? { since: timestampFromDate(new Date(q.since)) } : {}),
+        ...(q.until ? { until: timestampFromDate(new Date(q.until)) } : {}),
+      };
+    },
+    toData: (res) => ({ items: res.events.map(bodyFromMessage), nextCursor: res.nextCursor, hasMore: res.hasMore }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/events/:id',
+    summary: 'One event',
+    rpc: EventService.method.getEvent,
+    schema: { params: EventIdParams, response: { 200: okEnvelope(EventJson) } },
+    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toData: (res) => bodyFromMessage(res.event!),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/events/:id/redeliver',
+    summary: 'Redeliver an event to one endpoint (endpointId) or to every matching endpoint',
+    rpc: EventService.method.redeliverEvent,
+    schema: { params: EventIdParams, body: Type.Optional(RedeliverBody), response: { 200: okEnvelope(Type.Object({ items: Type.Array(DeliveryJson) })) } },
+    toRequest: (req) => ({ id: (req.params as { id: string }).id, endpointId: (req.body as RedeliverBody | undefined)?.endpointId ?? '' }),
+    toData: (res) => ({ items: res.deliveries.map(deliveryJson) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/events/:id/deliveries',
+    summary: 'The delivery log of an event: every attempt with time, status code, duration and failure reason',
+    rpc: EventService.method.listDeliveries,
+    schema: { params: EventIdParams, querystring: ListDeliveriesQuery, response: { 200: okEnvelope(DeliveryPageJson) } },
+    toRequest: (req) => ({ eventId: (req.params as { id: string }).id, ...pageQuery(req) }),
+    toData: (res) => ({ items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/webhook-endpoints/:id/deliveries',
+    summary: 'The delivery log of an endpoint, newest first',
+    rpc: EventService.method.listDeliveries,
+    schema: { params: EndpointIdParams, querystring: ListDeliveriesQuery, response: { 200: okEnvelope(DeliveryPageJson) } },
+    toRequest: (req) => ({ endpointId: (req.params as { id: string }).id, ...pageQuery(req) }),
+    toData: (res) => ({ items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null }),
+  }),
+];

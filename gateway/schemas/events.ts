@@ -1,0 +1,78 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { NullableTimestamp, Timestamp } from './common';
+
+/** The event object, snake_case as the spec defines it: the same shape as a push body. */
+export const EventJson = Type.Object({
+  id: Type.String(),
+  platform: Type.String(),
+  type: Type.String(),
+  event: Type.String({ description: 'The official original event name' }),
+  occurred_at: Timestamp,
+  received_at: Timestamp,
+  seat_id: Type.Union([Type.String(), Type.Null()]),
+  data: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const EventPageJson = Type.Object({
+  items: Type.Array(EventJson),
+  nextCursor: Type.String({ description: 'Continue from here; given on the last page too, to read events stored later' }),
+  hasMore: Type.Boolean(),
+});
+
+const Cursor = Type.String({ maxLength: 200 });
+const Limit = Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 50' });
+
+export const ListEventsQuery = Type.Object(
+  {
+    cursor: Type.Optional(Cursor),
+    limit: Type.Optional(Limit),
+    types: Type.Optional(Type.String({ maxLength: 1000, description: 'Comma-separated patterns: "*", "vplat.*" or exact types' })),
+    seatId: Type.Optional(Type.String({ maxLength: 64 })),
+    since: Type.Optional(Timestamp),
+    until: Type.Optional(Timestamp),
+  },
+  { additionalProperties: false },
+);
+export type ListEventsQuery = Static<typeof ListEventsQuery>;
+
+export const EventIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+
+export const RedeliverBody = Type.Object(
+  { endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only this endpoint; all matching endpoints when absent' })) },
+  { additionalProperties: false },
+);
+export type RedeliverBody = Static<typeof RedeliverBody>;
+
+export const DeliveryAttemptJson = Type.Object({
+  attempt: Type.Integer(),
+  startedAt: Timestamp,
+  durationMs: Type.Integer(),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'Null when the receiver did not answer' }),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const DeliveryJson = Type.Object({
+  id: Type.String(),
+  eventId: Type.String(),
+  eventType: Type.String(),
+  endpointId: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
+  reason: Type.Union([Type.Literal('initial'), Type.Literal('redeliver')]),
+  workflowId: Type.String(),
+  createdAt: Timestamp,
+  completedAt: NullableTimestamp,
+  attempts: Type.Array(DeliveryAttemptJson),
+});
+export type DeliveryJson = Static<typeof DeliveryJson>;
+
+export const DeliveryPageJson = Type.Object({ items: Type.Array(DeliveryJson), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const ListDeliveriesQuery = Type.Object(
+  {
+    cursor: Type.Optional(Cursor),
+    limit: Type.Optional(Limit),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')])),
+  },
+  { additionalProperties: false },
+);
+export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;

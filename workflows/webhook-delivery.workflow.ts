@@ -1,0 +1,29 @@
+/**
+ * One per delivery (`deliver-<eventId>-<endpointId>`): POSTs the event to the endpoint, and after
+ * each failed attempt waits the next pause of the schedule on a durable timer, so a worker crash
+ * or deploy during a wait of hours loses nothing. Every attempt is recorded by the activity.
+ */
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DeliveryOutcome, WebhookDeliveryInput } from './shared';
+
+const { attemptDelivery, finishDelivery } = proxyActivities<Activities>({
+  // The attempt's own HTTP timeout is shorter; this bounds a stuck worker.
+  startToCloseTimeout: '2 minutes',
+  // Only infrastructure failures reach Temporal's retry (the receiver's answers are outcomes):
+  // retry those until the database or network is back.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await attemptDelivery({ deliveryId: input.deliveryId, attempt, timeoutMs: input.attemptTimeoutMs });
+    if (outcome !== 'retry') return outcome;
+    const pause = input.retryScheduleMs[attempt - 1];
+    if (pause === undefined) {
+      await finishDelivery({ deliveryId: input.deliveryId, status: 'failed' });
+      return 'failed';
+    }
+    await sleep(pause);
+  }
+}
