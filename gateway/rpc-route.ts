@@ -18,6 +18,8 @@ export interface RpcRoute<I extends DescMessage = DescMessage, O extends DescMes
   rpc: DescMethodUnary<I, O>;
   schema: FastifySchema;
   toRequest(req: FastifyRequest): MessageInitShape<I>;
+  /** Every body field is optional: a request without a body reads as `{}`. */
+  optionalBody?: boolean;
   toData(res: MessageShape<O>): Record<string, unknown>;
 }
 
@@ -88,6 +90,13 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
       schema: { summary: route.summary, ...route.schema },
       config: { access },
       attachValidation: true,
+      ...(route.optionalBody
+        ? {
+            preValidation: async (req: FastifyRequest) => {
+              req.body ??= {};
+            },
+          }
+        : {}),
       handler: async (req, reply) => {
         const invalid = req.validationError?.message ?? nulField(req);
         if (invalid) {

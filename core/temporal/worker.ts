@@ -46,6 +46,8 @@ export async function startWorker(opts: {
   allowInsecureWebhookUrls: boolean;
   logger: Logger;
   shutdownGraceMs: number;
+  /** How long a workflow waits for the worker that ran it last before any worker may take it. */
+  stickyQueueTimeoutMs?: number;
 }): Promise<RunningWorker> {
   installRuntimeLogger(opts.logger);
   const identity = `vps-worker-${process.pid}@${os.hostname()}`;
@@ -71,6 +73,7 @@ export async function startWorker(opts: {
     }),
     // The default of 0 would cancel in-flight activities on every deploy.
     shutdownGraceTime: opts.shutdownGraceMs,
+    ...(opts.stickyQueueTimeoutMs ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueTimeoutMs } : {}),
   });
   const done = worker.run().finally(() => connection.close());
   done.catch((err: unknown) => opts.logger.fatal({ err }, 'worker stopped with an error'));

@@ -128,6 +128,8 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     allowInsecureWebhookUrls: stack.workerSettings.allowInsecureWebhookUrls,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
     shutdownGraceMs: 1_000,
+    // A stopped worker's workflows move to the next worker quickly, as the restart tests need.
+    stickyQueueTimeoutMs: 1_000,
   });
 }
 

@@ -1,0 +1,264 @@
+/**
+ * Events end to end: the emulator pushes an official webhook, the gateway's receiver stores the
+ * event, a delivery workflow on a real worker pushes it, signed, to every matching endpoint, with
+ * retries on a shortened schedule and every attempt in the delivery log.
+ */
+import { createHmac } from 'node:crypto';
+import { Track } from '../../gen/vps/seat/v1/seat_pb';
+import type { RunningWorker } from '../../core/temporal/worker';
+import { SANDBOX_APP } from '../../core/upstream/settings';
+import { updateWebhook } from '../../core/upstream/vplat/webhooks';
+import { call } from '../helpers/http';
+import { eventually, startWebhookReceiver, type RecordedPush, type WebhookReceiver } from '../helpers/receivers';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { verifyAsSpecSays } from '../helpers/spec-signature';
+import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+
+interface EventJson {
+  id: string;
+  type: string;
+  event: string;
+  seat_id: string;
+  data: Record<string, unknown>;
+}
+interface DeliveryJson {
+  id: string;
+  status: string;
+  endpointId: string;
+  attempts: Array<{ attempt: number; statusCode: number | null; durationMs: number; error: string | null }>;
+}
+
+describe('events: ingestion, log, signed push with retries, redeliver', () => {
+  const taskQueue = `vps-events-${process.pid}-${Date.now()}`;
+  let stack: Stack;
+  let sb: TestSandbox;
+  let worker: RunningWorker;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true });
+    worker = await startStackWorker(stack, taskQueue, sb.upstream);
+    for (const eventType of ['COMMENT', 'DIRECT_MESSAGE'] as const) {
+      await updateWebhook(sb.upstream.vplat, { eventType, callbackUrl: `${stack.baseUrl}/webhooks/vplat` });
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.close();
+    await sb?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const r = await startWebhookReceiver();
+    receivers.push(r);
+    return r;
+  }
+
+  /** A tenant with a video seat bound to a fresh emulator account. */
+  async function boundTenant(): Promise<{ tenant: Tenant; openId: string; seatId: string }> {
+    const tenant = await createTenant(stack);
+    const account = await sb.account('business');
+    const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'events' });
+    await stack.admin.bindSeat({ seatId: seat!.id, accountId: account.openId, credentials: { accessToken: account.tokens.access_token, refreshToken: account.tokens.refresh_token } });
+    return { tenant, openId: account.openId, seatId: seat!.id };
+  }
+
+  async function endpoint(tenant: Tenant, url: string, eventTypes: string[]): Promise<{ id: string; secret: string }> {
+    const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url, eventTypes } });
+    expect(res.body.code).toBe(0);
+    return res.body.data;
+  }
+
+  const comment = (openId: string, text: string) => sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${openId}/comments`, { text });
+  const events = async (tenant: Tenant, query = '') => (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', `/v1/events${query}`, { key: tenant.apiKey })).body.data.items;
+  const deliveriesOf = async (tenant: Tenant, eventId: string) =>
+    (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+  const bodyOf = (push: RecordedPush) => JSON.parse(push.body) as EventJson;
+
+  it('stores an injected comment once and pushes it, signed as the spec says, to a subscribed endpoint', async () => {
+    const { tenant, openId, seatId } = await boundTenant();
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url, ['*']);
+    const { commentId } = await comment(openId, 'Great video!');
+
+    const [push] = await r.waitFor(1);
+    const header = push!.headers['x-service-signature'] as string;
+    expect(push!.headers['content-type']).toBe('application/json');
+    expect(verifyAsSpecSays(header, push!.body, ep.secret, Math.floor(Date.now() / 1000))).toBe(true);
+    const pushed = bodyOf(push!);
+    expect(pushed).toMatchObject({ platform: 'vplat', type: 'vplat.comment.created', event: 'comment.update', seat_id: seatId });
+    expect(pushed.data).toMatchObject({ comment_id: commentId, comment_action: 'insert', parent_comment_id: 0, text: 'Great video!' });
+    expect(Object.keys(pushed).sort()).toEqual(['data', 'event', 'id', 'occurred_at', 'platform', 'received_at', 'seat_id', 'type']);
+
+    const logged = await events(tenant);
+    expect(logged).toEqual([pushed]);
+    const deliveries = await eventually(() => deliveriesOf(tenant, pushed.id), (d) => d[0]?.status === 'succeeded');
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ endpointId: ep.id, attempts: [{ attempt: 1, statusCode: 200, error: null }] });
+  });
+
+  it('pushes only to endpoints whose patterns match', async () => {
+    const { tenant, openId } = await boundTenant();
+    const [all, platform, exact, other] = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
+    await endpoint(tenant, all.url, ['*']);
+    await endpoint(tenant, platform.url, ['vplat.*']);
+    await endpoint(tenant, exact.url, ['vplat.comment.created']);
+    await endpoint(tenant, other.url, ['vplat.message.received', 'vplat.comment.deleted']);
+    await comment(openId, 'pattern check');
+    await Promise.all([all.waitFor(1), platform.waitFor(1), exact.waitFor(1)]);
+    const [event] = await events(tenant);
+    await eventually(() => deliveriesOf(tenant, event!.id), (d) => d.length === 3 && d.every((x) => x.status === 'succeeded'));
+    expect(other.pushes).toHaveLength(0);
+  });
+
+  it('retries a failing receiver on the schedule and logs every attempt', async () => {
+    const { tenant, openId } = await boundTenant();
+    const r = await receiver();
+    r.respondWith([500, 500, 200]);
+    await endpoint(tenant, r.url, ['vplat.comment.created']);
+    await comment(openId, 'third time lucky');
+    await r.waitFor(3);
+    const [event] = await events(tenant);
+    const [delivery] = await eventually(() => deliveriesOf(tenant, event!.id), (d) => d[0]?.status === 'succeeded');
+    expect(delivery!.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 200],
+    ]);
+    expect(delivery!.attempts[0]!.error).toBe('HTTP 500');
+    expect(delivery!.attempts.every((a) => a.durationMs >= 0)).toBe(true);
+    // The same event id every time: receivers deduplicate by it.
+    expect(new Set(r.pushes.map((p) => bodyOf(p).id)).size).toBe(1);
+  });
+
+  it('fails a delivery after the last scheduled attempt', async () => {
+    const { tenant, openId } = await boundTenant();
+    const r = await receiver();
+    r.respondWith(503);
+    await endpoint(tenant, r.url, ['*']);
+    await comment(openId, 'never delivered');
+    const [event] = await eventually(() => events(tenant), (e) => e.length === 1);
+    const [delivery] = await eventually(() => deliveriesOf(tenant, event!.id), (d) => d[0]?.status === 'failed', 15_000);
+    // One first attempt and one after each of the three pauses of the test schedule.
+    expect(delivery!.attempts).toHaveLength(4);
+  });
+
+  it('stores a repeated official push once, and refuses a bad official signature', async () => {
+    const { tenant, openId } = await boundTenant();
+    const body = JSON.stringify({
+      client_key: SANDBOX_APP.vplatAppId,
+      event: 'im_receive_msg',
+      create_time: Math.floor(Date.now() / 1000),
+      user_openid: openId,
+      content: JSON.stringify({ message_id: 'm-dup-1', conversation_id: 'c1', type: 'text', text: { body: 'hi' }, timestamp: Date.now() }),
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const signature = `t=${t},s=${createHmac('sha256', SANDBOX_APP.vplatAppSecret).update(`${t}.${body}`).digest('hex')}`;
+    const send = (sig: string) => call<{ outcome: string; eventId: string }>(stack.baseUrl, 'POST', '/webhooks/vplat', { body, headers: { 'content-type': 'application/json', 'tiktok-signature': sig } });
+    const first = await send(signature);
+    const second = await send(signature);
+    expect(first.body.data.outcome).toBe('stored');
+    expect(second.body.data).toEqual({ outcome: 'duplicate', eventId: first.body.data.eventId });
+    expect((await events(tenant)).map((e) => e.type)).toEqual(['vplat.message.received']);
+
+    const forged = await send(signature.replace(/s=./, (m) => (m.endsWith('0') ? 's=1' : 's=0')));
+    expect(forged.status).toBe(401);
+    expect(forged.body.code).toBe(1001);
+  });
+
+  it('redelivers to one endpoint, or to every matching endpoint', async () => {
+    const { tenant, openId } = await boundTenant();
+    const [a, b] = await Promise.all([receiver(), receiver()]);
+    const epA = await endpoint(tenant, a.url, ['*']);
+    await endpoint(tenant, b.url, ['*']);
+    await comment(openId, 'redeliver me');
+    await Promise.all([a.waitFor(1), b.waitFor(1)]);
+    const [event] = await events(tenant);
+
+    const one = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey, json: { endpointId: epA.id } });
+    expect(one.body.data.items).toHaveLength(1);
+    await a.waitFor(2);
+    const both = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey });
+    expect(both.body).toMatchObject({ code: 0 });
+    expect(both.body.data.items).toHaveLength(2);
+    await Promise.all([a.waitFor(3), b.waitFor(2)]);
+    expect(new Set([...a.pushes, ...b.pushes].map((p) => bodyOf(p).id))).toEqual(new Set([event!.id]));
+
+    const unknown = await call(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey, json: { endpointId: 'we_missing' } });
+    expect(unknown.body.code).toBe(1005);
+  });
+
+  it('stops retrying once the endpoint is deleted, and disables an endpoint whose receiver answers 410', async () => {
+    const { tenant, openId } = await boundTenant();
+    const failing = await receiver();
+    failing.respondWith(500);
+    const gone = await receiver();
+    gone.respondWith(410);
+    const epFailing = await endpoint(tenant, failing.url, ['*']);
+    await endpoint(tenant, gone.url, ['*']);
+    await comment(openId, 'stop here');
+    await failing.waitFor(1);
+    await call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${epFailing.id}`, { key: tenant.apiKey });
+    const [event] = await events(tenant);
+    const settled = await eventually(() => deliveriesOf(tenant, event!.id), (d) => d.every((x) => x.status !== 'pending'), 15_000);
+    expect(settled.map((d) => d.status).sort()).toEqual(['cancelled', 'failed']);
+    expect(gone.pushes).toHaveLength(1);
+
+    // The disabled endpoint receives nothing more.
+    await comment(openId, 'after 410');
+    await eventually(() => events(tenant), (e) => e.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(gone.pushes).toHaveLength(1);
+  });
+
+  it('completes a delivery whose worker was stopped during a retry wait, exactly once', async () => {
+    const { tenant, openId } = await boundTenant();
+    const r = await receiver();
+    // Subscribed to nothing the comment matches: only the explicit redelivery below reaches it.
+    const ep = await endpoint(tenant, r.url, ['vplat.message.sent']);
+    // A stack and worker of their own, with a pause long enough to stop the worker inside it.
+    const slowQueue = `${taskQueue}-slow`;
+    const slowStack = await startStack({ taskQueue: slowQueue, allowInsecureWebhookUrls: true, delivery: { retryScheduleMs: [3_000], attemptTimeoutMs: 2_000 } });
+    let slowWorker = await startStackWorker(slowStack, slowQueue, sb.upstream);
+    try {
+      await comment(openId, 'survive a restart');
+      const [event] = await eventually(() => events(tenant), (e) => e.length === 1);
+      r.respondWith([500, 200]);
+      const started = await call<{ items: DeliveryJson[] }>(slowStack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey, json: { endpointId: ep.id } });
+      const deliveryId = started.body.data.items[0]!.id;
+      const attemptsOf = async () => (await deliveriesOf(tenant, event!.id)).find((x) => x.id === deliveryId);
+      await eventually(attemptsOf, (d) => d?.attempts.length === 1);
+      await slowWorker.stop();
+      // The retry timer fires while no worker polls; the next worker picks the delivery up.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      slowWorker = await startStackWorker(slowStack, slowQueue, sb.upstream);
+      const done = await eventually(attemptsOf, (d) => d?.status === 'succeeded', 20_000);
+      expect(done!.attempts.map((a) => a.statusCode)).toEqual([500, 200]);
+      expect(r.pushes).toHaveLength(2);
+    } finally {
+      await slowWorker.stop();
+      await slowStack.close();
+    }
+  });
+
+  it('refuses endpoint URLs that resolve to private or metadata addresses', async () => {
+    const strict = await startStack({ taskQueue });
+    try {
+      const tenant = await createTenant(strict);
+      for (const url of ['https://127.0.0.1/hook', 'https://169.254.169.254/latest', 'https://10.0.0.8/x', 'https://[::1]/x']) {
+        const res = await call(strict.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url, eventTypes: ['*'] } });
+        expect([url, res.body.code]).toEqual([url, 2001]);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('names a bad filter in the event log', async () => {
+    const { tenant } = await boundTenant();
+    const res = await call(stack.baseUrl, 'GET', '/v1/events?types=vplat.nope', { key: tenant.apiKey });
+    expect(res.body).toMatchObject({ code: 2001, message: expect.stringContaining('types[0]') });
+  });
+});

@@ -1,0 +1,528 @@
+/**
+ * The event stream, at two levels against the real test database: WatchEvents with the EventHub
+ * (replay, live delivery, fan-out across instances), and GET /v1/events/stream over real HTTP in
+ * front of a core that serves WatchEvents through the real interceptors, reached both in process
+ * and over Connect HTTP.
+ */
+import { create } from '@bufbuild/protobuf';
+import type { ConnectRouter, Transport } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import type { FastifyInstance } from 'fastify';
+import { AuthService as AuthServiceDesc } from '../../gen/vps/auth/v1/auth_pb';
+import { EventService, WatchEventsRequestSchema } from '../../gen/vps/event/v1/event_pb';
+import { customerOf, type CustomerPrincipal } from '../../core/context';
+import { generateApiKey } from '../../core/crypto/api-keys';
+import { openDatabase, type Database } from '../../core/db/client';
+import { insertEvent, type EventRow } from '../../core/db/repositories/events';
+import { insertApiKey, insertCustomer, insertUser } from '../../core/db/repositories/tenancy';
+import { ApiError } from '../../core/errors';
+import { EventHub } from '../../core/events/event-hub';
+import { bodyFromMessage, eventBody } from '../../core/events/present';
+import { watchEvents, type WatchEventsDeps, type WatchEventsMessage } from '../../core/events/watch-events';
+import { createInProcessTransport } from '../../core/in-process-transport';
+import { accessInterceptor } from '../../core/interceptors/access.interceptor';
+import { errorsInterceptor } from '../../core/interceptors/errors.interceptor';
+import { createLogger } from '../../core/logger';
+import type { CoreHandlers } from '../../core/router';
+import { startCoreServer } from '../../core/server';
+import { AuthService } from '../../core/services/auth.service';
+import { buildApp } from '../../gateway/app';
+import { registerEventStreamRoute, SSE_RETRY_MS } from '../../gateway/routes/v1/event-stream';
+import { requiredEnv } from '../helpers/stack';
+
+const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
+/** Long enough that, unless a test wants heartbeats, only notifications can deliver live events. */
+const NO_HEARTBEAT = 600_000;
+
+function openTestDatabase(): Promise<Database> {
+  return openDatabase({ url: requiredEnv('TEST_DATABASE_URL'), dataDir: '.data', poolSize: 5, migrate: false });
+}
+
+let customerCounter = 0;
+
+async function newCustomer(database: Database): Promise<CustomerPrincipal> {
+  const customer = await insertCustomer(database.db, { name: `Stream ${++customerCounter}`, seatQuota: 1, planExpiresAt: null });
+  return { kind: 'customer', customerId: customer.id, userId: 'usr_test', apiKeyId: 'key_test', planExpiresAt: null, planExpired: false };
+}
+
+async function storeEvent(database: Database, customerId: string, type = 'vplat.message.received', n = 0): Promise<EventRow> {
+  const { event } = await insertEvent(database.db, {
+    customerId,
+    seatId: 'seat_test',
+    platform: 'vplat',
+    type,
+    event: type === 'vplat.message.received' ? 'im_receive_msg' : 'comment.update',
+    occurredAt: new Date(),
+    data: { n },
+    sourceKey: null,
+  });
+  return event;
+}
+
+async function storeEvents(database: Database, customerId: string, count: number): Promise<EventRow[]> {
+  const rows: EventRow[] = [];
+  for (let i = 0; i < count; i++) rows.push(await storeEvent(database, customerId, 'vplat.message.received', i));
+  return rows;
+}
+
+/** Rejects when `promise` takes longer than `ms`, naming what was awaited. */
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function until(condition: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A WatchEvents call read message by message, as a test would read a log. */
+class Watch {
+  readonly controller = new AbortController();
+  private readonly it: AsyncIterator<WatchEventsMessage>;
+
+  constructor(deps: WatchEventsDeps, principal: CustomerPrincipal, req: { afterEventId?: string; types?: string[] } = {}) {
+    this.it = watchEvents(deps, principal, create(WatchEventsRequestSchema, req), this.controller.signal);
+  }
+
+  /** The first message: the stream is live once it has arrived. */
+  async ready(): Promise<this> {
+    const first = await within(5_000, 'the stream to start', this.it.next());
+    expect(first).toEqual({ done: false, value: {} });
+    return this;
+  }
+
+  next(ms = 5_000): Promise<IteratorResult<WatchEventsMessage>> {
+    return within(ms, 'a message', this.it.next());
+  }
+
+  /** The next `count` events' ids, skipping heartbeats. */
+  async events(count: number, ms = 5_000): Promise<string[]> {
+    const ids: string[] = [];
+    while (ids.length < count) {
+      const r = await this.next(ms);
+      if (r.done) throw new Error(`stream ended after ${ids.length} of ${count} events`);
+      if (r.value.event) ids.push(r.value.event.id);
+    }
+    return ids;
+  }
+
+  /** Event ids sent within `ms`, heartbeats skipped; the pending read is left for the next call. */
+  private pending: Promise<IteratorResult<WatchEventsMessage>> | undefined;
+  async eventsWithin(ms: number): Promise<string[]> {
+    const ids: string[] = [];
+    const deadline = Date.now() + ms;
+    for (;;) {
+      this.pending ??= this.it.next();
+      const left = deadline - Date.now();
+      if (left <= 0) return ids;
+      const r = await Promise.race([this.pending, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), left))]);
+      if (r === undefined) return ids;
+      this.pending = undefined;
+      if (r.done) return ids;
+      if (r.value.event) ids.push(r.value.event.id);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.controller.abort();
+    await this.it.return?.(undefined);
+  }
+}
+
+describe('WatchEvents with the event hub', () => {
+  let database: Database;
+  let hub: EventHub;
+  let deps: WatchEventsDeps;
+  const watches: Watch[] = [];
+
+  function watch(principal: CustomerPrincipal, req: { afterEventId?: string; types?: string[] } = {}, heartbeatMs = NO_HEARTBEAT): Watch {
+    const w = new Watch({ ...deps, heartbeatMs }, principal, req);
+    watches.push(w);
+    return w;
+  }
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    hub = new EventHub({ listen: database.listen, logger });
+    deps = { db: database.db, hub, heartbeatMs: NO_HEARTBEAT };
+  });
+
+  afterEach(async () => {
+    await Promise.all(watches.splice(0).map((w) => w.close()));
+  });
+
+  afterAll(async () => {
+    await hub.close();
+    await database.close();
+  });
+
+  it('starts at the time of connection and then sends each new event as it is stored, in order', async () => {
+    const principal = await newCustomer(database);
+    await storeEvent(database, principal.customerId);
+    const w = await watch(principal).ready();
+    const stored = [await storeEvent(database, principal.customerId), await storeEvent(database, principal.customerId, 'vplat.comment.created')];
+    const received: WatchEventsMessage[] = [];
+    while (received.length < 2) {
+      const r = await w.next();
+      if (!r.done && r.value.event) received.push(r.value);
+    }
+    expect(received.map((m) => bodyFromMessage(m.event!))).toEqual(stored.map(eventBody));
+    expect(received.map((m) => m.event!.position)).toEqual(stored.map((e) => BigInt(e.position)));
+  });
+
+  it('replays exactly the events after the Last-Event-ID, in order and across pages, then continues live', async () => {
+    const principal = await newCustomer(database);
+    const stored = await storeEvents(database, principal.customerId, 230);
+    const w = await watch(principal, { afterEventId: stored[9]!.id }).ready();
+    expect(await w.events(220)).toEqual(stored.slice(10).map((e) => e.id));
+    const live = await storeEvent(database, principal.customerId);
+    expect(await w.events(1)).toEqual([live.id]);
+    expect(await w.eventsWithin(300)).toEqual([]);
+  });
+
+  it('neither loses nor repeats events stored while the replay is being sent', async () => {
+    const principal = await newCustomer(database);
+    const before = await storeEvents(database, principal.customerId, 150);
+    // Heartbeats every 50 ms add catch-up reads that race with notifications and the replay.
+    const w = await watch(principal, { afterEventId: before[0]!.id }, 50).ready();
+    const during: Promise<EventRow[]> = (async () => {
+      const rows: EventRow[] = [];
+      for (let i = 0; i < 60; i++) {
+        rows.push(await storeEvent(database, principal.customerId, 'vplat.message.received', 1_000 + i));
+        if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+      return rows;
+    })();
+    const received: string[] = [];
+    while (received.length < 149 + 60) {
+      received.push(...(await w.events(1)));
+      // A slow reader: the writer keeps storing while the replay is still being read.
+      if (received.length % 25 === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    const expected = [...before.slice(1), ...(await during)].map((e) => e.id);
+    expect(received).toEqual(expected);
+    expect(await w.eventsWithin(300)).toEqual([]);
+  });
+
+  it("never sends another customer's events, and refuses to resume from another customer's event", async () => {
+    const mine = await newCustomer(database);
+    const theirs = await newCustomer(database);
+    const w = await watch(mine).ready();
+    const other = await storeEvent(database, theirs.customerId);
+    const own = await storeEvent(database, mine.customerId);
+    expect(await w.events(1)).toEqual([own.id]);
+    expect(await w.eventsWithin(200)).toEqual([]);
+
+    const resume = watch(mine, { afterEventId: other.id });
+    await expect(resume.next()).rejects.toMatchObject({ code: 1005, options: { data: { field: 'after_event_id' } } });
+  });
+
+  it('refuses an unknown Last-Event-ID with 1005 rather than replaying everything or nothing', async () => {
+    const principal = await newCustomer(database);
+    await storeEvent(database, principal.customerId);
+    const w = watch(principal, { afterEventId: 'evt_does_not_exist' });
+    const failure = w.next();
+    await expect(failure).rejects.toBeInstanceOf(ApiError);
+    await expect(failure).rejects.toMatchObject({ code: 1005 });
+    expect(hub.size).toBe(0);
+  });
+
+  it('sends only the types asked for, and names a pattern it does not know', async () => {
+    const principal = await newCustomer(database);
+    const w = await watch(principal, { types: ['vplat.comment.created'] }).ready();
+    await storeEvent(database, principal.customerId, 'vplat.message.received');
+    const comment = await storeEvent(database, principal.customerId, 'vplat.comment.created');
+    expect(await w.events(1)).toEqual([comment.id]);
+
+    const bad = watch(principal, { types: ['vplat.*', 'vplat.comment.*'] });
+    await expect(bad.next()).rejects.toMatchObject({ code: 2001, message: expect.stringMatching(/^types\[1\]: /) });
+  });
+
+  it('sends a message without an event after each quiet heartbeat interval', async () => {
+    const principal = await newCustomer(database);
+    const w = await watch(principal, {}, 60).ready();
+    const started = Date.now();
+    const beats = [await w.next(), await w.next(), await w.next()];
+    expect(beats).toEqual([0, 1, 2].map(() => ({ done: false, value: {} })));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+  });
+
+  it('ends without an error when its signal aborts, and gives up its subscription', async () => {
+    const principal = await newCustomer(database);
+    const w = await watch(principal).ready();
+    expect(hub.size).toBe(1);
+    const waiting = w.next();
+    w.controller.abort();
+    await expect(waiting).resolves.toEqual({ done: true, value: undefined });
+    expect(hub.size).toBe(0);
+  });
+
+  it('gives up its subscription when the reader stops reading', async () => {
+    const principal = await newCustomer(database);
+    const w = await watch(principal).ready();
+    expect(hub.size).toBe(1);
+    await w.close();
+    expect(hub.size).toBe(0);
+  });
+
+  it('reaches the streams of every instance: two hubs on two connections both get an event stored through one', async () => {
+    const second = await openTestDatabase();
+    const secondHub = new EventHub({ listen: second.listen, logger });
+    try {
+      const principal = await newCustomer(database);
+      const here = await watch(principal).ready();
+      const there = await new Watch({ db: second.db, hub: secondHub, heartbeatMs: NO_HEARTBEAT }, principal).ready();
+      try {
+        const stored = await storeEvent(second, principal.customerId);
+        expect(await here.events(1)).toEqual([stored.id]);
+        expect(await there.events(1)).toEqual([stored.id]);
+      } finally {
+        await there.close();
+      }
+    } finally {
+      await secondHub.close();
+      await second.close();
+    }
+  });
+});
+
+/** One SSE field block: the fields of one event, or a comment. */
+interface SseBlock {
+  id?: string;
+  event?: string;
+  data?: string;
+  retry?: string;
+  comment?: string;
+}
+
+/** A small SSE parser over a fetch body: blocks separated by blank lines, `field: value` lines. */
+class SseReader {
+  private buffer = '';
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly decoder = new TextDecoder();
+
+  constructor(res: Response) {
+    this.reader = res.body!.getReader();
+  }
+
+  /** The next block, or undefined once the server has ended the stream. */
+  async next(ms = 5_000): Promise<SseBlock | undefined> {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const raw = this.buffer.slice(0, end);
+        this.buffer = this.buffer.slice(end + 2);
+        return parseBlock(raw);
+      }
+      const chunk = await within(ms, 'an SSE block', this.reader.read());
+      if (chunk.done) return undefined;
+      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+    }
+  }
+
+  /** The next event block, skipping comments. */
+  async nextEvent(ms = 5_000): Promise<SseBlock> {
+    for (;;) {
+      const block = await this.next(ms);
+      if (!block) throw new Error('the stream ended before an event');
+      if (block.data !== undefined) return block;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    await this.reader.cancel();
+  }
+}
+
+function parseBlock(raw: string): SseBlock {
+  const block: SseBlock = {};
+  for (const line of raw.split('\n')) {
+    if (line.startsWith(':')) block.comment = line.slice(1).trim();
+    else {
+      const colon = line.indexOf(':');
+      const field = line.slice(0, colon) as keyof SseBlock;
+      block[field] = line.slice(colon + 1).replace(/^ /, '');
+    }
+  }
+  return block;
+}
+
+interface Tenant {
+  principal: CustomerPrincipal;
+  apiKey: string;
+}
+
+async function newTenant(database: Database): Promise<Tenant> {
+  const principal = await newCustomer(database);
+  const user = await insertUser(database.db, { customerId: principal.customerId, email: `stream-${principal.customerId}@example.com`, name: 'Stream' });
+  const key = generateApiKey();
+  await insertApiKey(database.db, { customerId: principal.customerId, userId: user!.id, name: 'stream', prefix: key.prefix, keyHash: key.hash });
+  return { principal: { ...principal, userId: user!.id }, apiKey: key.plaintext };
+}
+
+describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, gateway reaching core %s', (kind) => {
+  let database: Database;
+  let hub: EventHub;
+  let app: FastifyInstance;
+  let baseUrl: string;
+  let transport: Transport;
+  let closeCore: () => Promise<void>;
+  /** Core-side streams open now: the generators that a closed connection must end. */
+  let open = 0;
+  const readers: SseReader[] = [];
+
+  async function startGateway(): Promise<void> {
+    app = await buildApp({ transport, logger });
+    await app.register(async (v1) => registerEventStreamRoute(v1, { transport }), { prefix: '/v1' });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    hub = new EventHub({ listen: database.listen, logger });
+    const deps: WatchEventsDeps = { db: database.db, hub, heartbeatMs: 200 };
+    const core: CoreHandlers = {
+      routes: (router: ConnectRouter) => {
+        router.service(AuthServiceDesc, new AuthService());
+        router.service(EventService, {
+          async *watchEvents(req, ctx) {
+            open++;
+            try {
+              yield* watchEvents(deps, customerOf(ctx), req, ctx.signal);
+            } finally {
+              open--;
+            }
+          },
+        });
+      },
+      interceptors: [errorsInterceptor(logger), accessInterceptor({ db: database.db, adminToken: undefined, ratePerMinute: 1_000 })],
+    };
+    if (kind === 'connect-http') {
+      const server = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
+      closeCore = server.close;
+      transport = createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', useBinaryFormat: true });
+    } else {
+      closeCore = async () => undefined;
+      transport = createInProcessTransport(core);
+    }
+    await startGateway();
+  });
+
+  afterEach(async () => {
+    await Promise.all(readers.splice(0).map((r) => r.cancel()));
+    await until(() => open === 0, 'every core stream to end');
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await closeCore();
+    await hub.close();
+    await database.close();
+  });
+
+  async function connect(path: string, headers: Record<string, string> = {}): Promise<{ res: Response; sse: SseReader }> {
+    const res = await fetch(`${baseUrl}${path}`, { headers });
+    expect(res.status).toBe(200);
+    const sse = new SseReader(res);
+    readers.push(sse);
+    expect(await sse.next()).toEqual({ retry: String(SSE_RETRY_MS) });
+    return { res, sse };
+  }
+
+  it('answers 1001 in the JSON envelope, before any stream, without a key', async () => {
+    const res = await fetch(`${baseUrl}/v1/events/stream`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ code: 1001, data: {} });
+    expect(open).toBe(0);
+  });
+
+  it('answers 1001 rather than 2001 for an anonymous malformed request, and 2001 naming the pattern with a key', async () => {
+    const anonymous = await fetch(`${baseUrl}/v1/events/stream?colour=blue`);
+    expect(anonymous.status).toBe(401);
+    const { apiKey } = await newTenant(database);
+    const res = await fetch(`${baseUrl}/v1/events/stream?types=vplat.comment.created,vplat.nope`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ code: 2001, message: expect.stringMatching(/^types\[1\]: unknown event type or pattern "vplat.nope"/) });
+  });
+
+  it('answers 1005 for a Last-Event-ID that is not one of the caller\'s events', async () => {
+    const { apiKey } = await newTenant(database);
+    const res = await fetch(`${baseUrl}/v1/events/stream`, { headers: { authorization: `Bearer ${apiKey}`, 'last-event-id': 'evt_unknown' } });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: 1005, data: { field: 'after_event_id' } });
+  });
+
+  it('streams each new event as id, event and data lines carrying the event object', async () => {
+    const tenant = await newTenant(database);
+    const { res, sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('x-accel-buffering')).toBe('no');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
+
+    const stored = await storeEvent(database, tenant.principal.customerId, 'vplat.comment.created', 7);
+    const block = await sse.nextEvent();
+    expect(block.id).toBe(stored.id);
+    expect(block.event).toBe('vplat.comment.created');
+    expect(JSON.parse(block.data!)).toEqual(eventBody(stored));
+    expect(Object.keys(JSON.parse(block.data!))).toEqual(['id', 'platform', 'type', 'event', 'occurred_at', 'received_at', 'seat_id', 'data']);
+  });
+
+  it('sends heartbeat comments while there is nothing to send', async () => {
+    const tenant = await newTenant(database);
+    const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    expect(await sse.next()).toEqual({ comment: 'heartbeat' });
+  });
+
+  it('resumes after the Last-Event-ID header with exactly the missed events, filtered by types', async () => {
+    const tenant = await newTenant(database);
+    const { customerId } = tenant.principal;
+    const seen = await storeEvent(database, customerId, 'vplat.comment.created', 1);
+    const missed = [await storeEvent(database, customerId, 'vplat.comment.created', 2), await storeEvent(database, customerId, 'vplat.message.received', 3), await storeEvent(database, customerId, 'vplat.comment.created', 4)];
+    const { sse } = await connect('/v1/events/stream?types=vplat.comment.created', { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': seen.id });
+    expect([(await sse.nextEvent()).id, (await sse.nextEvent()).id]).toEqual([missed[0]!.id, missed[2]!.id]);
+    const live = await storeEvent(database, customerId, 'vplat.comment.created', 5);
+    expect((await sse.nextEvent()).id).toBe(live.id);
+  });
+
+  it('resumes from the lastEventId query parameter for clients that cannot set headers; the header wins over it', async () => {
+    const tenant = await newTenant(database);
+    const [first, second, third] = await storeEvents(database, tenant.principal.customerId, 3);
+    const byQuery = await connect(`/v1/events/stream?lastEventId=${first!.id}`, { authorization: `Bearer ${tenant.apiKey}` });
+    expect((await byQuery.sse.nextEvent()).id).toBe(second!.id);
+    const both = await connect(`/v1/events/stream?lastEventId=${first!.id}`, { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': second!.id });
+    expect((await both.sse.nextEvent()).id).toBe(third!.id);
+  });
+
+  it('ends the core stream and its subscription when the client disconnects', async () => {
+    const tenant = await newTenant(database);
+    const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    expect(open).toBe(1);
+    expect(hub.size).toBe(1);
+    await sse.cancel();
+    await until(() => open === 0 && hub.size === 0, 'the core stream to end after the client left');
+  });
+
+  it('ends open streams when the gateway closes, so clients reconnect elsewhere', async () => {
+    const tenant = await newTenant(database);
+    const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    const closing = app.close();
+    const rest: Array<SseBlock | undefined> = [];
+    for (let block = await sse.next(); block; block = await sse.next()) rest.push(block);
+    expect(rest.every((b) => b?.comment === 'heartbeat')).toBe(true);
+    await within(5_000, 'the gateway to close', closing);
+    await until(() => open === 0, 'the core stream to end after the gateway closed');
+    // A fresh gateway on the same core, for any test that follows.
+    await startGateway();
+  });
+});
