@@ -21,6 +21,8 @@ import { startCoreServer } from '../core/server';
 import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
 import { startWorker } from '../core/temporal/worker';
 import { sandboxSettings, startSandbox } from '../sandbox/server';
+import { UPSTREAM_WEBHOOK_PATH } from '../gateway/routes/upstream-webhooks';
+import { subscribeToPlatformWebhooks } from '../core/upstream/vplat/webhooks';
 import { restartTokenRefreshes } from '../core/temporal/restart-token-refreshes';
 import { tokenRefreshStarter } from '../core/temporal/token-refresh';
 import { createUpstream, type Upstream } from '../core/upstream';
@@ -205,6 +207,12 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : env.PORT;
       urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
+      // With the emulator in this process, subscribe the app to its webhooks, as an operator does
+      // once at the real platform (README: "Receiving the platform's webhooks").
+      if (sandboxUrl && upstream && !env.VPLAT_API_BASE) {
+        await subscribeToPlatformWebhooks(upstream.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
+        urls['Platform webhooks'] = `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`;
+      }
     }
 
     let devApiKey: string | undefined;

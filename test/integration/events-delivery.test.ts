@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import type { RunningWorker } from '../../core/temporal/worker';
 import { SANDBOX_APP } from '../../core/upstream/settings';
-import { updateWebhook } from '../../core/upstream/vplat/webhooks';
+import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
 import { call } from '../helpers/http';
 import { eventually, startWebhookReceiver, type RecordedPush, type WebhookReceiver } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
@@ -39,9 +39,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     sb = await startTestSandbox();
     stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true });
     worker = await startStackWorker(stack, taskQueue, sb.upstream);
-    for (const eventType of ['COMMENT', 'DIRECT_MESSAGE'] as const) {
-      await updateWebhook(sb.upstream.vplat, { eventType, callbackUrl: `${stack.baseUrl}/webhooks/vplat` });
-    }
+    await subscribeToPlatformWebhooks(sb.upstream.vplat, `${stack.baseUrl}/webhooks/vplat`);
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import { cleanEnv, spawnChild, type ChildHandle } from '../helpers/processes';
+import { eventually } from '../helpers/receivers';
 
 const run = promisify(execFile);
 
@@ -53,10 +54,12 @@ describe('npm start from a clean data folder', () => {
     );
     const [curlLine] = await child.waitFor(/curl -s \S+ -H 'Authorization: Bearer vps_[A-Za-z0-9_-]+'/, 150_000);
     const output = child.output();
-    expect(output).toContain(`API             http://localhost:${port}/v1`);
-    expect(output).toContain(`Temporal UI     http://localhost:${uiPort}`);
-    expect(output).toContain(`Core (Connect)  http://127.0.0.1:${corePort}`);
-    expect(output).toContain(`Sandbox         http://127.0.0.1:${sandboxPort}`);
+    const line = (label: string, url: string) => expect(output).toMatch(new RegExp(`${label.replace(/[()]/g, '\\$&')} +${url}`));
+    line('API', `http://localhost:${port}/v1`);
+    line('Temporal UI', `http://localhost:${uiPort}`);
+    line('Core (Connect)', `http://127.0.0.1:${corePort}`);
+    line('Sandbox', `http://127.0.0.1:${sandboxPort}`);
+    line('Platform webhooks', `http://127.0.0.1:${port}/webhooks/vplat`);
 
     const { stdout } = await run('sh', ['-c', curlLine]);
     const body = JSON.parse(stdout) as { code: number; data: { items: { track: string; bound: boolean }[] } };
@@ -71,6 +74,18 @@ describe('npm start from a clean data folder', () => {
     expect(fs.statSync(path.join(dataDir, 'dev-api-key')).mode & 0o077).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'pg'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'temporal.sqlite'))).toBe(true);
+
+    // The demo video seat is subscribed to the emulator's webhooks: a comment there lands in the log.
+    await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/accounts/sandbox-business-0001/comments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'hello from a viewer' }),
+    });
+    const events = await eventually(
+      async () => (await (await fetch(`http://localhost:${port}/v1/events`, { headers: { authorization: `Bearer ${devKey}` } })).json()) as { data: { items: { type: string }[] } },
+      (b) => b.data.items.length > 0,
+    );
+    expect(events.data.items[0]!.type).toBe('vplat.comment.created');
 
     // npm itself dies by the forwarded signal; what matters is that the service stopped in order
     // and left nothing behind: its ports, the dev server's included, are free again.

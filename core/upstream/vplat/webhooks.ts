@@ -38,6 +38,14 @@ export function deleteWebhook(client: VplatClient, input: { eventType: WebhookEv
   });
 }
 
+/** The event types the service logs: comments and direct messages. */
+export const SUBSCRIBED_EVENT_TYPES: readonly WebhookEventType[] = ['COMMENT', 'DIRECT_MESSAGE'];
+
+/** Points the app's subscriptions at the service's receiver. */
+export async function subscribeToPlatformWebhooks(client: VplatClient, callbackUrl: string): Promise<void> {
+  for (const eventType of SUBSCRIBED_EVENT_TYPES) await updateWebhook(client, { eventType, callbackUrl });
+}
+
 /** The envelope of every push; `content` is JSON text that must be parsed again. */
 export interface OfficialWebhook {
   client_key: string;
