@@ -7,7 +7,8 @@
 import { Agent, request } from 'undici';
 import type { Db } from '../core/db/client';
 import { findDelivery, findEventById, finishDelivery, recordAttempt } from '../core/db/repositories/events';
-import { disableEndpoint, findEndpoint } from '../core/db/repositories/webhook-endpoints';
+import { disableEndpoint, findEndpoint, markEndpointFailing, markEndpointHealthy, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
+import type { EventRecorder } from '../core/events/recorder';
 import type { DeliveryStatus } from '../core/db/schema';
 import { eventBody } from '../core/events/present';
 import { pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
@@ -18,6 +19,9 @@ export interface DeliveryActivityDeps {
   db: Db;
   /** Local development and tests only: http and private addresses may receive pushes. */
   allowInsecureWebhookUrls: boolean;
+  /** An endpoint failing every attempt for this long is disabled. */
+  disableEndpointAfterMs: number;
+  events: EventRecorder;
 }
 
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
@@ -26,6 +30,21 @@ const MAX_REASON_BODY = 200;
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   // One agent per worker: keeps connections to receivers alive between attempts.
   const agent = new Agent(deps.allowInsecureWebhookUrls ? {} : { connect: { lookup: publicOnlyLookup } });
+
+  /** Disables the endpoint and, the first time, logs service.endpoint.disabled for the customer. */
+  const disable = async (endpoint: WebhookEndpointRow, reason: string) => {
+    if (!(await disableEndpoint(deps.db, endpoint.id, reason))) return;
+    await deps.events.record({
+      customerId: endpoint.customerId,
+      seatId: null,
+      platform: 'service',
+      type: 'service.endpoint.disabled',
+      event: 'endpoint_disabled',
+      occurredAt: new Date(),
+      data: { endpoint_id: endpoint.id, url: endpoint.url, reason },
+      sourceKey: `endpoint-disabled:${endpoint.id}:${Date.now()}`,
+    });
+  };
 
   return {
     async attemptDelivery(input: { deliveryId: string; attempt: number; timeoutMs: number }): Promise<DeliveryOutcome> {
@@ -48,7 +67,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           headers: {
             'content-type': 'application/json',
             'user-agent': 'vps-webhooks/1',
-            [SIGNATURE_HEADER]: pushSignature([endpoint.signingKey], Math.floor(Date.now() / 1000), body),
+            [SIGNATURE_HEADER]: pushSignature(liveKeys(endpoint), Math.floor(Date.now() / 1000), body),
             'x-service-event-id': event.id,
             'x-service-delivery-id': delivery.id,
           },
@@ -74,12 +93,19 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         succeeded,
       });
       if (succeeded) {
+        await markEndpointHealthy(deps.db, endpoint.id);
         await finishDelivery(deps.db, delivery.id, 'succeeded');
         return 'delivered';
       }
       if (statusCode === 410) {
         // The receiver says it is gone for good: stop pushing to it until the customer enables it again.
-        await disableEndpoint(deps.db, endpoint.id, 'the receiver answered 410 Gone');
+        await disable(endpoint, 'the receiver answered 410 Gone');
+        await finishDelivery(deps.db, delivery.id, 'failed');
+        return 'gone';
+      }
+      const failingSince = await markEndpointFailing(deps.db, endpoint.id);
+      if (Date.now() - failingSince.getTime() >= deps.disableEndpointAfterMs) {
+        await disable(endpoint, `every attempt failed since ${failingSince.toISOString()}`);
         await finishDelivery(deps.db, delivery.id, 'failed');
         return 'gone';
       }
@@ -90,6 +116,12 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       await finishDelivery(deps.db, input.deliveryId, input.status);
     },
   };
+}
+
+/** The keys pushes are signed with: the current one, and the previous one during its grace period. */
+function liveKeys(endpoint: WebhookEndpointRow): string[] {
+  const previousLive = endpoint.previousSigningKey && endpoint.previousKeyExpiresAt && endpoint.previousKeyExpiresAt > new Date();
+  return previousLive ? [endpoint.signingKey, endpoint.previousSigningKey!] : [endpoint.signingKey];
 }
 
 function describeNetworkError(err: unknown, timeoutMs: number): string {

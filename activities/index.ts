@@ -14,6 +14,7 @@ export interface ActivityDeps {
   upstream: Upstream;
   logger: Logger;
   allowInsecureWebhookUrls: boolean;
+  disableEndpointAfterMs: number;
   events: EventRecorder;
 }
 

@@ -172,6 +172,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         tokenRefresh,
         events: events!,
         vplatApp: upstreamSettings!.vplat,
+        secretGraceMs: env.WEBHOOK_SECRET_GRACE_MS,
         watchEvents: (principal, req, signal) => watchEvents({ db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
       });
       startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
@@ -191,6 +192,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         upstream: upstream!,
         events: events!,
         allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
+        disableEndpointAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       });

@@ -36,6 +36,8 @@ export interface CoreDeps {
   events: EventRecorder;
   /** The short-video platform app, whose secret signs its webhooks. */
   vplatApp: { appId: string; appSecret: string };
+  /** After a secret rotation, how long the old secret keeps signing. */
+  secretGraceMs: number;
   /** Streams a caller's events (the SSE stream behind the gateway). */
   watchEvents: WatchEvents;
   resolve?: Resolver;
@@ -60,7 +62,13 @@ export function createCore(deps: CoreDeps): CoreHandlers {
     }),
     auth: new AuthService(),
     seats: new SeatService({ db: deps.db }),
-    webhooks: new WebhookEndpointService({ db: deps.db, allowInsecureUrls: deps.allowInsecureWebhookUrls, resolve: deps.resolve }),
+    webhooks: new WebhookEndpointService({
+      db: deps.db,
+      allowInsecureUrls: deps.allowInsecureWebhookUrls,
+      resolve: deps.resolve,
+      secretGraceMs: deps.secretGraceMs,
+      events: deps.events,
+    }),
     events: new EventService({ db: deps.db, events: deps.events, watch: deps.watchEvents }),
     ingest: new IngestService({ db: deps.db, events: deps.events, app: deps.vplatApp, logger: deps.logger }),
   };

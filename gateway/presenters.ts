@@ -39,5 +39,13 @@ export function seatJson(seat: Seat): SeatJson {
 }
 
 export function webhookEndpointJson(endpoint: WebhookEndpoint): WebhookEndpointJson {
-  return { id: endpoint.id, url: endpoint.url, eventTypes: [...endpoint.eventTypes], createdAt: iso(endpoint.createdAt) };
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    eventTypes: [...endpoint.eventTypes],
+    createdAt: iso(endpoint.createdAt),
+    disabledAt: isoOrNull(endpoint.disabledAt),
+    disabledReason: endpoint.disabledReason || null,
+    previousSecretExpiresAt: isoOrNull(endpoint.previousSecretExpiresAt),
+  };
 }

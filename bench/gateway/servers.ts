@@ -36,6 +36,7 @@ async function main() {
     // The seat benchmark records no events and opens no streams.
     events: undefined as never,
     vplatApp: { appId: 'bench', appSecret: 'bench' },
+    secretGraceMs: 86_400_000,
     watchEvents: () => {
       throw new Error('not used by the benchmark');
     },

@@ -12,6 +12,7 @@ export const EVENT_TYPES = {
   'vplat.message.sent': 'A direct message was sent by the account (official im_send_msg)',
   'vplat.publish.status_changed': 'A publish record changed status, on either track',
   'vplat.account.authorization_removed': 'The account withdrew the authorization of its seat',
+  'service.endpoint.disabled': 'A webhook endpoint was disabled (its receiver answered 410, or failed every attempt for days)',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

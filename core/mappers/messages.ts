@@ -70,5 +70,14 @@ export function toSeat(row: SeatRow): Seat {
 }
 
 export function toWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
-  return create(WebhookEndpointSchema, { id: row.id, url: row.url, eventTypes: row.eventTypes, createdAt: ts(row.createdAt) });
+  const previousLive = row.previousKeyExpiresAt && row.previousKeyExpiresAt > new Date() ? row.previousKeyExpiresAt : null;
+  return create(WebhookEndpointSchema, {
+    id: row.id,
+    url: row.url,
+    eventTypes: row.eventTypes,
+    createdAt: ts(row.createdAt),
+    disabledAt: ts(row.disabledAt),
+    disabledReason: row.disabledReason ?? '',
+    previousSecretExpiresAt: ts(previousLive),
+  });
 }

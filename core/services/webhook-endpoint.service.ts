@@ -1,23 +1,57 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type {
   CreateEndpointRequest,
   DeleteEndpointRequest,
+  EnableEndpointRequest,
+  RecoverEndpointRequest,
+  RotateSecretRequest,
   WebhookEndpointService as WebhookEndpointServiceDesc,
 } from '../../gen/vps/webhook/v1/webhook_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
 import { lockCustomer } from '../db/repositories/tenancy';
-import { countLiveEndpoints, deleteEndpoint, insertEndpoint, listLiveEndpoints } from '../db/repositories/webhook-endpoints';
+import { listUndeliveredEvents } from '../db/repositories/events';
+import {
+  countLiveEndpoints,
+  deleteEndpoint,
+  enableEndpoint,
+  findLiveEndpoint,
+  insertEndpoint,
+  listLiveEndpoints,
+  rotateSigningKey,
+} from '../db/repositories/webhook-endpoints';
+import type { EventRecorder } from '../events/recorder';
 import { ApiError, invalidField } from '../errors';
 import { isSubscriptionPattern } from '../events/event-types';
 import { toWebhookEndpoint } from '../mappers/messages';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
 
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
+/** Events one recover call redelivers; a caller continues from the last one's time. */
+export const MAX_RECOVER_EVENTS = 1000;
+
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Exactly the spec's key derivation: the lower-case hex SHA-256 of the secret. */
+function signingKeyOf(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
 
 export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpointServiceDesc> {
-  constructor(private readonly deps: { db: Db; allowInsecureUrls: boolean; resolve?: Resolver }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      allowInsecureUrls: boolean;
+      resolve?: Resolver;
+      /** How long the previous secret keeps signing after a rotation. */
+      secretGraceMs: number;
+      events: EventRecorder;
+    },
+  ) {}
 
   async createEndpoint(req: CreateEndpointRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
@@ -28,7 +62,7 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
     if (req.eventTypes.length === 0) throw invalidField('eventTypes', 'must list at least one event type or pattern');
     const bad = req.eventTypes.find((p) => !isSubscriptionPattern(p));
     if (bad !== undefined) throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
-    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    const secret = newSecret();
     // The customer row lock makes count-then-insert exact under concurrent creations.
     const row = await this.deps.db.transaction(async (tx) => {
       await lockCustomer(tx, customerId);
@@ -40,10 +74,43 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
         // Stored as parsed: the form deliveries will request, without stray whitespace.
         url: new URL(req.url).href,
         eventTypes: [...new Set(req.eventTypes)],
-        signingKey: createHash('sha256').update(secret).digest('hex'),
+        signingKey: signingKeyOf(secret),
       });
     });
     return { endpoint: toWebhookEndpoint(row), secret };
+  }
+
+  async rotateSecret(req: RotateSecretRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const secret = newSecret();
+    const row = await rotateSigningKey(this.deps.db, customerId, req.id, signingKeyOf(secret), new Date(Date.now() + this.deps.secretGraceMs));
+    if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    return { endpoint: toWebhookEndpoint(row), secret };
+  }
+
+  async enableEndpoint(req: EnableEndpointRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const row = await enableEndpoint(this.deps.db, customerId, req.id);
+    if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    return { endpoint: toWebhookEndpoint(row) };
+  }
+
+  async recoverEndpoint(req: RecoverEndpointRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    if (!req.since) throw invalidField('since', 'is required');
+    const endpoint = await findLiveEndpoint(this.deps.db, customerId, req.id);
+    if (!endpoint) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    if (endpoint.disabledAt) throw invalidField('id', 'the endpoint is disabled; enable it first');
+    const missed = await listUndeliveredEvents(this.deps.db, {
+      customerId,
+      endpointId: endpoint.id,
+      types: endpoint.eventTypes,
+      since: timestampDate(req.since),
+      limit: MAX_RECOVER_EVENTS + 1,
+    });
+    const batch = missed.slice(0, MAX_RECOVER_EVENTS);
+    for (const event of batch) await this.deps.events.fanOut(event, { reason: 'redeliver', endpointId: endpoint.id });
+    return { redelivered: batch.length, truncated: missed.length > MAX_RECOVER_EVENTS };
   }
 
   async listEndpoints(_req: unknown, ctx: HandlerContext) {

@@ -44,6 +44,7 @@ export async function startWorker(opts: {
   upstream: Upstream;
   events: EventRecorder;
   allowInsecureWebhookUrls: boolean;
+  disableEndpointAfterMs: number;
   logger: Logger;
   shutdownGraceMs: number;
   /** How long a workflow waits for the worker that ran it last before any worker may take it. */
@@ -69,6 +70,7 @@ export async function startWorker(opts: {
       upstream: opts.upstream,
       events: opts.events,
       allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
+      disableEndpointAfterMs: opts.disableEndpointAfterMs,
       logger: opts.logger,
     }),
     // The default of 0 would cancel in-flight activities on every deploy.

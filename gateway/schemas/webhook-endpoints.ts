@@ -1,12 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_URL_LENGTH } from '../../core/net/address-policy';
-import { Timestamp } from './common';
+import { NullableTimestamp, Timestamp } from './common';
 
 export const WebhookEndpointJson = Type.Object({
   id: Type.String(),
   url: Type.String(),
   eventTypes: Type.Array(Type.String()),
   createdAt: Timestamp,
+  disabledAt: NullableTimestamp,
+  disabledReason: Type.Union([Type.String(), Type.Null()]),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until then, pushes also carry the previous secret\'s signature' }),
 });
 export type WebhookEndpointJson = Static<typeof WebhookEndpointJson>;
 
@@ -29,3 +32,9 @@ export const CreatedWebhookEndpointJson = Type.Composite([
 ]);
 
 export const EndpointIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+
+export const RecoverEndpointBody = Type.Object(
+  { since: Type.String({ format: 'date-time', description: 'Redeliver events that occurred at or after this time and never reached the endpoint' }) },
+  { additionalProperties: false },
+);
+export type RecoverEndpointBody = Static<typeof RecoverEndpointBody>;

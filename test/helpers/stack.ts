@@ -34,7 +34,7 @@ export interface Stack {
   sealedBox: SealedBox;
   events: EventRecorder;
   /** Settings of the worker the test starts with startStackWorker. */
-  workerSettings: { allowInsecureWebhookUrls: boolean };
+  workerSettings: { allowInsecureWebhookUrls: boolean; disableEndpointAfterMs: number };
   close(): Promise<void>;
 }
 
@@ -50,6 +50,8 @@ export async function startStack(
     tokenRefresh?: { marginSeconds: number; minIntervalMs: number };
     delivery?: { retryScheduleMs: number[]; attemptTimeoutMs: number };
     sseHeartbeatMs?: number;
+    secretGraceMs?: number;
+    disableEndpointAfterMs?: number;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -76,6 +78,7 @@ export async function startStack(
     tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
     events,
     vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
+    secretGraceMs: opts.secretGraceMs ?? 86_400_000,
     watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: opts.sseHeartbeatMs ?? 15_000 }, principal, req, signal),
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
@@ -105,7 +108,7 @@ export async function startStack(
     database,
     sealedBox,
     events,
-    workerSettings: { allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false },
+    workerSettings: { allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false, disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000 },
     async close() {
       await app.close();
       await coreServer.close();
@@ -126,6 +129,7 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     upstream,
     events: stack.events,
     allowInsecureWebhookUrls: stack.workerSettings.allowInsecureWebhookUrls,
+    disableEndpointAfterMs: stack.workerSettings.disableEndpointAfterMs,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
     shutdownGraceMs: 1_000,
     // A stopped worker's workflows move to the next worker quickly, as the restart tests need.

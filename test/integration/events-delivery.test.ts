@@ -259,4 +259,77 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     const res = await call(stack.baseUrl, 'GET', '/v1/events?types=vplat.nope', { key: tenant.apiKey });
     expect(res.body).toMatchObject({ code: 2001, message: expect.stringContaining('types[0]') });
   });
+
+  describe('endpoint care beyond the spec', () => {
+    it('rotates a secret: during the grace period pushes carry both signatures', async () => {
+      const { tenant, openId } = await boundTenant();
+      const r = await receiver();
+      const ep = await endpoint(tenant, r.url, ['*']);
+      const rotated = await call<{ secret: string; previousSecretExpiresAt: string }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: tenant.apiKey });
+      expect(rotated.body.code).toBe(0);
+      expect(rotated.body.data.secret).not.toBe(ep.secret);
+      expect(new Date(rotated.body.data.previousSecretExpiresAt).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+      await comment(openId, 'rotation');
+      const [push] = await r.waitFor(1);
+      const header = push!.headers['x-service-signature'] as string;
+      expect(header.split(',').filter((p) => p.startsWith('v1='))).toHaveLength(2);
+      const now = Math.floor(Date.now() / 1000);
+      expect(verifyAsSpecSays(header, push!.body, rotated.body.data.secret, now)).toBe(true);
+      expect(verifyAsSpecSays(header, push!.body, ep.secret, now)).toBe(true);
+    });
+
+    it('recovers every event an endpoint missed since a time, and enables a disabled endpoint', async () => {
+      const { tenant, openId } = await boundTenant();
+      const r = await receiver();
+      r.respondWith(410);
+      const ep = await endpoint(tenant, r.url, ['vplat.comment.created']);
+      const since = new Date(Date.now() - 1_000).toISOString();
+      await comment(openId, 'missed one');
+      await r.waitFor(1);
+      const disabled = await eventually(
+        async () => (await call<{ items: Array<{ id: string; disabledAt: string | null; disabledReason: string | null }> }>(stack.baseUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey })).body.data.items,
+        (items) => items.find((e) => e.id === ep.id)?.disabledAt != null,
+      );
+      expect(disabled.find((e) => e.id === ep.id)!.disabledReason).toContain('410');
+      await comment(openId, 'missed two');
+      // The disabled endpoint's disabling is itself in the log.
+      await eventually(() => events(tenant), (e) => e.filter((x) => x.type === 'vplat.comment.created').length === 2 && e.some((x) => x.type === 'service.endpoint.disabled'));
+
+      const refused = await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, { key: tenant.apiKey, json: { since } });
+      expect(refused.body.code).toBe(2001);
+      r.respondWith(200);
+      expect((await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/enable`, { key: tenant.apiKey })).body).toMatchObject({ code: 0, data: { disabledAt: null } });
+      const recovered = await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, { key: tenant.apiKey, json: { since } });
+      expect(recovered.body.data).toEqual({ redelivered: 2, truncated: false });
+      const pushes = await r.waitFor(3);
+      expect(new Set(pushes.slice(1).map((p) => (JSON.parse(p.body) as { data: { text: string } }).data.text))).toEqual(new Set(['missed one', 'missed two']));
+      // Nothing is left to recover.
+      const again = await eventually(
+        async () => (await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, { key: tenant.apiKey, json: { since } })).body.data,
+        (d) => d.redelivered === 0,
+      );
+      expect(again.redelivered).toBe(0);
+    });
+
+    it('disables an endpoint that fails every attempt for the configured time, and says so in the log', async () => {
+      const queue = `${taskQueue}-disable`;
+      const strict = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, disableEndpointAfterMs: 300, delivery: { retryScheduleMs: [200, 200, 200, 200], attemptTimeoutMs: 2_000 } });
+      const strictWorker = await startStackWorker(strict, queue, sb.upstream);
+      try {
+        const tenant = await createTenant(strict);
+        const failing = await receiver();
+        failing.respondWith(500);
+        const watcher = await receiver();
+        const res = await call<{ id: string }>(strict.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: failing.url, eventTypes: ['*'] } });
+        await call(strict.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: watcher.url, eventTypes: ['service.endpoint.disabled'] } });
+        await strict.events.record({ customerId: tenant.customerId, seatId: null, platform: 'vplat', type: 'vplat.message.received', event: 'im_receive_msg', occurredAt: new Date(), data: {}, sourceKey: null });
+        const [notice] = await watcher.waitFor(1, () => true, 15_000);
+        expect(JSON.parse(notice!.body)).toMatchObject({ type: 'service.endpoint.disabled', platform: 'service', data: { endpoint_id: res.body.data.id } });
+        expect(failing.pushes.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await strictWorker.stop();
+        await strict.close();
+      }
+    });
+  });
 });

@@ -522,7 +522,6 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     setTimeout(() => app.server.getConnections((_e, n) => console.log('connections', n, 'open', open, 'hub', hub.size)), 1000);
     const rest: Array<SseBlock | undefined> = [];
     for (let block = await sse.next(); block; block = await sse.next()) rest.push(block);
-    console.log('rest', rest, Date.now() - t0);
     expect(rest.every((b) => b?.comment === 'heartbeat')).toBe(true);
     await within(5_000, 'the gateway to close', closing);
     await until(() => open === 0, 'the core stream to end after the gateway closed');

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, like, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
 import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
 import { newId } from '../../ids';
 import type { Db, Executor } from '../client';
@@ -167,4 +167,21 @@ export async function listDeliveries(db: Executor, q: DeliveryQuery): Promise<Ar
     )
     .orderBy(asc(deliveryAttempts.deliveryId), asc(deliveryAttempts.attempt));
   return rows.map((r) => ({ ...r.delivery, eventType: r.eventType, attempts: attempts.filter((a) => a.deliveryId === r.delivery.id) }));
+}
+
+/** Events since a time, matching an endpoint's patterns, that never reached it successfully. */
+export async function listUndeliveredEvents(
+  db: Executor,
+  q: { customerId: string; endpointId: string; types: readonly string[]; since: Date; limit: number },
+): Promise<EventRow[]> {
+  const delivered = db
+    .select({ one: sql`1` })
+    .from(deliveries)
+    .where(and(eq(deliveries.eventId, events.id), eq(deliveries.endpointId, q.endpointId), eq(deliveries.status, 'succeeded')));
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.customerId, q.customerId), gte(events.occurredAt, q.since), typeFilter(q.types), not(exists(delivered))))
+    .orderBy(asc(events.position))
+    .limit(q.limit);
 }

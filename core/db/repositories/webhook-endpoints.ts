@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { webhookEndpoints } from '../schema';
 import { newId } from '../../ids';
@@ -40,9 +40,56 @@ export async function findEndpoint(db: Executor, id: string): Promise<WebhookEnd
   return row;
 }
 
-export async function disableEndpoint(db: Executor, id: string, reason: string): Promise<void> {
-  await db
+/** A new signing key; the current one keeps signing beside it until `previousUntil`. */
+export async function rotateSigningKey(db: Executor, customerId: string, id: string, signingKey: string, previousUntil: Date): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ signingKey, previousSigningKey: sql`${webhookEndpoints.signingKey}`, previousKeyExpiresAt: previousUntil })
+    .where(and(live(customerId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+export async function enableEndpoint(db: Executor, customerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ disabledAt: null, disabledReason: null, failingSince: null })
+    .where(and(live(customerId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+export async function findLiveEndpoint(db: Executor, customerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(live(customerId), eq(webhookEndpoints.id, id)));
+  return row;
+}
+
+/**
+ * Remembers when an endpoint started failing (kept from its first failure until a success) and
+ * returns that time, so the caller can tell how long it has been failing.
+ */
+export async function markEndpointFailing(db: Executor, id: string): Promise<Date> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, now())` })
+    .where(eq(webhookEndpoints.id, id))
+    .returning({ failingSince: webhookEndpoints.failingSince });
+  return row?.failingSince ?? new Date();
+}
+
+export async function markEndpointHealthy(db: Executor, id: string): Promise<void> {
+  await db.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, id), isNotNull(webhookEndpoints.failingSince)));
+}
+
+/** Disables the endpoint; true when this call did it (so its event is written once). */
+export async function disableEndpoint(db: Executor, id: string, reason: string): Promise<boolean> {
+  const rows = await db
     .update(webhookEndpoints)
     .set({ disabledAt: new Date(), disabledReason: reason })
-    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
+    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
 }

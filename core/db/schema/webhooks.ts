@@ -18,6 +18,11 @@ export const webhookEndpoints = pgTable(
     /** A disabled endpoint receives nothing until it is enabled again. */
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
     disabledReason: text('disabled_reason'),
+    /** After a rotation, the old key keeps signing until this time, beside the new one. */
+    previousSigningKey: text('previous_signing_key'),
+    previousKeyExpiresAt: timestamp('previous_key_expires_at', { withTimezone: true }),
+    /** Since when every attempt to this endpoint has failed; null after any success. */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
   },
   (t) => [index('webhook_endpoints_customer_idx').on(t.customerId)],
 );

@@ -9,6 +9,7 @@
  * headers may pass `lastEventId` in the query instead; the header wins when both are present,
  * because a browser keeps the original URL (and its query) while the header tracks the newest event.
  */
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Transport } from '@connectrpc/connect';
@@ -37,11 +38,25 @@ const EventStreamQuery = Type.Object(
 );
 type EventStreamQuery = Static<typeof EventStreamQuery>;
 
+/** How long a closing gateway waits for its streams' responses to end before cutting them off. */
+const CLOSE_GRACE_MS = 2_000;
+
 export function registerEventStreamRoute(app: FastifyInstance, opts: { transport: Transport }): void {
   const { transport } = opts;
-  const open = new Set<AbortController>();
+  /** Every response of this route still open, with the core call it reads. */
+  const open = new Map<ServerResponse, AbortController>();
+  // Ends the streams before the server closes, and waits for their responses to end: Node closes
+  // the connections that are idle at that moment only, so one still streaming would keep it open.
   app.addHook('preClose', async () => {
-    for (const call of open) call.abort();
+    const ended = [...open].map(([res, call]) => {
+      call.abort();
+      return new Promise<void>((resolve) => res.once('close', () => resolve()));
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    // A client that stopped reading can hold its response open; it reconnects all the same.
+    for (const res of open.keys()) res.destroy();
   });
 
   app.route({
@@ -76,14 +91,13 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
       const afterEventId = (typeof header === 'string' && header.trim() !== '' ? header : (query.lastEventId ?? '')).trim();
 
       const call = new AbortController();
-      const abort = () => call.abort();
-      open.add(call);
-      reply.raw.on('close', abort);
-      const release = () => {
+      open.set(reply.raw, call);
+      // A client that leaves ends the core call at once, even while core has nothing to send.
+      reply.raw.once('close', () => {
         call.abort();
-        open.delete(call);
-        reply.raw.off('close', abort);
-      };
+        open.delete(reply.raw);
+      });
+      const release = () => call.abort();
 
       let messages: AsyncIterator<WatchEventsResponse>;
       let first: IteratorResult<WatchEventsResponse>;

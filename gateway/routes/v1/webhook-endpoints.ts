@@ -5,8 +5,13 @@ import {
   CreatedWebhookEndpointJson,
   CreateWebhookEndpointBody,
   EndpointIdParams,
+  RecoverEndpointBody,
   WebhookEndpointJson,
 } from '../../schemas/webhook-endpoints';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+
+/** Actions that take no parameters accept no body fields. */
+const EmptyBody = Type.Object({}, { additionalProperties: false });
 import { defineRoute } from '../../rpc-route';
 import { Type } from '@sinclair/typebox';
 
@@ -31,6 +36,35 @@ export const webhookEndpointRoutes = [
     schema: { response: { 200: okEnvelope(listOf(WebhookEndpointJson)) } },
     toRequest: () => ({}),
     toData: (res) => ({ items: res.endpoints.map(webhookEndpointJson) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/rotate-secret',
+    summary: 'Issue a new secret, returned once; pushes carry both signatures during the grace period',
+    rpc: WebhookEndpointService.method.rotateSecret,
+    optionalBody: true,
+    schema: { params: EndpointIdParams, body: EmptyBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
+    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toData: (res) => ({ ...webhookEndpointJson(res.endpoint!), secret: res.secret }),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/enable',
+    summary: 'Let a disabled endpoint receive pushes again',
+    rpc: WebhookEndpointService.method.enableEndpoint,
+    optionalBody: true,
+    schema: { params: EndpointIdParams, body: EmptyBody, response: { 200: okEnvelope(WebhookEndpointJson) } },
+    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toData: (res) => webhookEndpointJson(res.endpoint!),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/recover',
+    summary: 'Redeliver every event since a time that never reached the endpoint (at most 1000 per call)',
+    rpc: WebhookEndpointService.method.recoverEndpoint,
+    schema: { params: EndpointIdParams, body: RecoverEndpointBody, response: { 200: okEnvelope(Type.Object({ redelivered: Type.Integer(), truncated: Type.Boolean() })) } },
+    toRequest: (req) => ({ id: (req.params as { id: string }).id, since: timestampFromDate(new Date((req.body as RecoverEndpointBody).since)) }),
+    toData: (res) => ({ redelivered: res.redelivered, truncated: res.truncated }),
   }),
   defineRoute({
     method: 'DELETE',
