@@ -6,7 +6,7 @@
  */
 import { Agent, request } from 'undici';
 import type { Db } from '../core/db/client';
-import { findDelivery, findEventById, finishDelivery, recordAttempt } from '../core/db/repositories/events';
+import { acquireDeliveryLease, findDelivery, findEventById, finishDelivery, recordAttempt, releaseDeliveryLease, type DeliveryRow } from '../core/db/repositories/events';
 import { disableEndpoint, findEndpoint, markEndpointFailing, markEndpointHealthy, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { EventRecorder } from '../core/events/recorder';
 import type { DeliveryStatus } from '../core/db/schema';
@@ -21,8 +21,13 @@ export interface DeliveryActivityDeps {
   allowInsecureWebhookUrls: boolean;
   /** An endpoint failing every attempt for this long is disabled. */
   disableEndpointAfterMs: number;
+  /** Attempts in flight to one endpoint at most, across every worker. */
+  maxInFlightPerEndpoint: number;
   events: EventRecorder;
 }
+
+/** How much longer than an attempt's timeout its concurrency slot is held before it lapses. */
+const LEASE_MARGIN_MS = 30_000;
 
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
 const MAX_REASON_BODY = 200;
@@ -55,67 +60,83 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         await finishDelivery(deps.db, delivery.id, 'cancelled');
         return 'cancelled';
       }
-      const event = (await findEventById(deps.db, delivery.eventId))!;
-      const body = JSON.stringify(eventBody(event));
-      const startedAt = new Date();
-      let statusCode: number | null = null;
-      let error: string | null = null;
-      try {
-        const response = await request(endpoint.url, {
-          method: 'POST',
-          dispatcher: agent,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'vps-webhooks/1',
-            [SIGNATURE_HEADER]: pushSignature(liveKeys(endpoint), Math.floor(Date.now() / 1000), body),
-            'x-service-event-id': event.id,
-            'x-service-delivery-id': delivery.id,
-          },
-          body,
-          headersTimeout: input.timeoutMs,
-          bodyTimeout: input.timeoutMs,
-          signal: AbortSignal.timeout(input.timeoutMs),
-        });
-        statusCode = response.statusCode;
-        const text = await response.body.text().catch(() => '');
-        if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${text ? `: ${text.slice(0, MAX_REASON_BODY)}` : ''}`;
-      } catch (err) {
-        error = describeNetworkError(err, input.timeoutMs);
-      }
-      const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
-      await recordAttempt(deps.db, {
+      const slot = await acquireDeliveryLease(deps.db, {
+        endpointId: endpoint.id,
         deliveryId: delivery.id,
-        attempt: input.attempt,
-        startedAt,
-        durationMs: Date.now() - startedAt.getTime(),
-        statusCode,
-        error,
-        succeeded,
+        limit: deps.maxInFlightPerEndpoint,
+        // Outlives the attempt's own timeout, so a live attempt never loses its slot.
+        leaseMs: input.timeoutMs + LEASE_MARGIN_MS,
       });
-      if (succeeded) {
-        await markEndpointHealthy(deps.db, endpoint.id);
-        await finishDelivery(deps.db, delivery.id, 'succeeded');
-        return 'delivered';
+      if (slot === undefined) return 'busy';
+      try {
+        return await attempt(delivery, endpoint, input);
+      } finally {
+        await releaseDeliveryLease(deps.db, { endpointId: endpoint.id, slot, deliveryId: delivery.id });
       }
-      if (statusCode === 410) {
-        // The receiver says it is gone for good: stop pushing to it until the customer enables it again.
-        await disable(endpoint, 'the receiver answered 410 Gone');
-        await finishDelivery(deps.db, delivery.id, 'failed');
-        return 'gone';
-      }
-      const failingSince = await markEndpointFailing(deps.db, endpoint.id);
-      if (Date.now() - failingSince.getTime() >= deps.disableEndpointAfterMs) {
-        await disable(endpoint, `every attempt failed since ${failingSince.toISOString()}`);
-        await finishDelivery(deps.db, delivery.id, 'failed');
-        return 'gone';
-      }
-      return 'retry';
     },
 
     async finishDelivery(input: { deliveryId: string; status: Exclude<DeliveryStatus, 'pending'> }): Promise<void> {
       await finishDelivery(deps.db, input.deliveryId, input.status);
     },
   };
+
+  async function attempt(delivery: DeliveryRow, endpoint: WebhookEndpointRow, input: { attempt: number; timeoutMs: number }): Promise<DeliveryOutcome> {
+    const event = (await findEventById(deps.db, delivery.eventId))!;
+    const body = JSON.stringify(eventBody(event));
+    const startedAt = new Date();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await request(endpoint.url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'vps-webhooks/1',
+          [SIGNATURE_HEADER]: pushSignature(liveKeys(endpoint), Math.floor(Date.now() / 1000), body),
+          'x-service-event-id': event.id,
+          'x-service-delivery-id': delivery.id,
+        },
+        body,
+        headersTimeout: input.timeoutMs,
+        bodyTimeout: input.timeoutMs,
+        signal: AbortSignal.timeout(input.timeoutMs),
+      });
+      statusCode = response.statusCode;
+      const text = await response.body.text().catch(() => '');
+      if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${text ? `: ${text.slice(0, MAX_REASON_BODY)}` : ''}`;
+    } catch (err) {
+      error = describeNetworkError(err, input.timeoutMs);
+    }
+    const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    await recordAttempt(deps.db, {
+      deliveryId: delivery.id,
+      attempt: input.attempt,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+      statusCode,
+      error,
+      succeeded,
+    });
+    if (succeeded) {
+      await markEndpointHealthy(deps.db, endpoint.id);
+      await finishDelivery(deps.db, delivery.id, 'succeeded');
+      return 'delivered';
+    }
+    if (statusCode === 410) {
+      // The receiver says it is gone for good: stop pushing to it until the customer enables it again.
+      await disable(endpoint, 'the receiver answered 410 Gone');
+      await finishDelivery(deps.db, delivery.id, 'failed');
+      return 'gone';
+    }
+    const failingSince = await markEndpointFailing(deps.db, endpoint.id);
+    if (Date.now() - failingSince.getTime() >= deps.disableEndpointAfterMs) {
+      await disable(endpoint, `every attempt failed since ${failingSince.toISOString()}`);
+      await finishDelivery(deps.db, delivery.id, 'failed');
+      return 'gone';
+    }
+    return 'retry';
+  }
 }
 
 /** The keys pushes are signed with: the current one, and the previous one during its grace period. */

@@ -15,6 +15,7 @@ export interface ActivityDeps {
   logger: Logger;
   allowInsecureWebhookUrls: boolean;
   disableEndpointAfterMs: number;
+  maxInFlightPerEndpoint: number;
   events: EventRecorder;
 }
 

@@ -193,6 +193,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         events: events!,
         allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
         disableEndpointAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
+        maxInFlightPerEndpoint: env.WEBHOOK_MAX_IN_FLIGHT,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       });

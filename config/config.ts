@@ -178,6 +178,7 @@ export const VARIABLES = {
   DELIVERY_ATTEMPT_TIMEOUT_MS: variable({ doc: 'Time a webhook receiver has to answer one delivery attempt', parse: positiveInt, fallback: 10_000, example: '10000' }),
   WEBHOOK_SECRET_GRACE_MS: variable({ doc: 'After a secret rotation, how long pushes also carry the old secret\'s signature', parse: positiveInt, fallback: 86_400_000, example: '86400000' }),
   WEBHOOK_DISABLE_AFTER_MS: variable({ doc: 'An endpoint whose every attempt has failed for this long is disabled', parse: positiveInt, fallback: 432_000_000, example: '432000000' }),
+  WEBHOOK_MAX_IN_FLIGHT: variable({ doc: 'Delivery attempts in flight to one endpoint at most, across all workers', parse: positiveInt, fallback: 10, example: '10' }),
   SSE_HEARTBEAT_MS: variable({ doc: 'Interval of heartbeat comments on open event streams', parse: positiveInt, fallback: 15_000, example: '15000' }),
   TOKEN_REFRESH_MARGIN_S: variable({ doc: 'Refresh a seat\'s upstream access token this many seconds before it expires', parse: positiveInt, fallback: 3_600, example: '3600' }),
   TOKEN_REFRESH_MIN_INTERVAL_MS: variable({ doc: 'Shortest pause between two refresh checks of one seat', parse: positiveInt, fallback: 60_000, example: '60000' }),

@@ -41,4 +41,5 @@ export interface WebhookDeliveryInput {
 }
 
 /** delivered: a 2xx; gone: the receiver answered 410 and its endpoint was disabled; cancelled: the endpoint was deleted or disabled. */
-export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'cancelled' | 'failed';
+/** busy: the endpoint's concurrency limit is reached; the attempt did not happen and is tried again shortly. */
+export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'cancelled' | 'failed' | 'busy';

@@ -15,9 +15,21 @@ const { attemptDelivery, finishDelivery } = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/** Waits while the endpoint is at its concurrency limit: short at first, then up to half a minute. */
+const BUSY_WAIT_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000];
+
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
+  let busy = 0;
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptDelivery({ deliveryId: input.deliveryId, attempt, timeoutMs: input.attemptTimeoutMs });
+    if (outcome === 'busy') {
+      // Not an attempt: the same attempt number goes again after a jittered pause.
+      const base = BUSY_WAIT_MS[Math.min(busy++, BUSY_WAIT_MS.length - 1)]!;
+      await sleep(base / 2 + Math.random() * base);
+      attempt--;
+      continue;
+    }
+    busy = 0;
     if (outcome !== 'retry') return outcome;
     const pause = input.retryScheduleMs[attempt - 1];
     if (pause === undefined) {

@@ -45,6 +45,7 @@ export async function startWorker(opts: {
   events: EventRecorder;
   allowInsecureWebhookUrls: boolean;
   disableEndpointAfterMs: number;
+  maxInFlightPerEndpoint: number;
   logger: Logger;
   shutdownGraceMs: number;
   /** How long a workflow waits for the worker that ran it last before any worker may take it. */
@@ -71,6 +72,7 @@ export async function startWorker(opts: {
       events: opts.events,
       allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
       disableEndpointAfterMs: opts.disableEndpointAfterMs,
+      maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint,
       logger: opts.logger,
     }),
     // The default of 0 would cancel in-flight activities on every deploy.

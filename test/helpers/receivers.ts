@@ -57,6 +57,10 @@ export interface WebhookReceiver {
   pushes: RecordedPush[];
   /** Status to answer with; 200 by default. A list is answered in turn, its last entry thereafter. */
   respondWith(status: number | number[]): void;
+  /** Answer each push only after this long (default 0). */
+  delayEach(ms: number): void;
+  /** The most pushes that were in progress at the same time. */
+  readonly maxConcurrent: number;
   /** Resolves once `count` pushes matching `filter` have arrived. */
   waitFor(count: number, filter?: (p: RecordedPush) => boolean, timeoutMs?: number): Promise<RecordedPush[]>;
   close(): Promise<void>;
@@ -65,21 +69,35 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const pushes: RecordedPush[] = [];
   let statuses = [200];
+  let delayMs = 0;
+  let inFlight = 0;
+  let maxConcurrent = 0;
   const waiters = new Set<() => void>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
+    inFlight += 1;
+    maxConcurrent = Math.max(maxConcurrent, inFlight);
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      pushes.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
-      res.writeHead(status).end();
-      for (const wake of waiters) wake();
+      setTimeout(() => {
+        inFlight -= 1;
+        pushes.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
+        res.writeHead(status).end();
+        for (const wake of waiters) wake();
+      }, delayMs);
     });
   });
   const url = await listen(server);
   return {
     url,
     pushes,
+    delayEach(ms) {
+      delayMs = ms;
+    },
+    get maxConcurrent() {
+      return maxConcurrent;
+    },
     respondWith(s) {
       statuses = Array.isArray(s) ? [...s] : [s];
     },

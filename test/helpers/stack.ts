@@ -34,7 +34,7 @@ export interface Stack {
   sealedBox: SealedBox;
   events: EventRecorder;
   /** Settings of the worker the test starts with startStackWorker. */
-  workerSettings: { allowInsecureWebhookUrls: boolean; disableEndpointAfterMs: number };
+  workerSettings: { allowInsecureWebhookUrls: boolean; disableEndpointAfterMs: number; maxInFlightPerEndpoint: number };
   close(): Promise<void>;
 }
 
@@ -52,6 +52,7 @@ export async function startStack(
     sseHeartbeatMs?: number;
     secretGraceMs?: number;
     disableEndpointAfterMs?: number;
+    maxInFlightPerEndpoint?: number;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -108,7 +109,9 @@ export async function startStack(
     database,
     sealedBox,
     events,
-    workerSettings: { allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false, disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000 },
+    workerSettings: { allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false, disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000,
+      maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint ?? 10,
+    },
     async close() {
       await app.close();
       await coreServer.close();
@@ -130,6 +133,7 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     events: stack.events,
     allowInsecureWebhookUrls: stack.workerSettings.allowInsecureWebhookUrls,
     disableEndpointAfterMs: stack.workerSettings.disableEndpointAfterMs,
+    maxInFlightPerEndpoint: stack.workerSettings.maxInFlightPerEndpoint,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
     shutdownGraceMs: 1_000,
     // A stopped worker's workflows move to the next worker quickly, as the restart tests need.

@@ -331,5 +331,27 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
         await strict.close();
       }
     });
+
+    it('keeps at most the configured number of attempts in flight to one endpoint', async () => {
+      const queue = `${taskQueue}-limit`;
+      const limited = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, maxInFlightPerEndpoint: 1 });
+      const limitedWorker = await startStackWorker(limited, queue, sb.upstream);
+      try {
+        const tenant = await createTenant(limited);
+        const slow = await receiver();
+        slow.delayEach(300);
+        await call(limited.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: slow.url, eventTypes: ['*'] } });
+        await Promise.all(
+          [1, 2, 3, 4].map((n) =>
+            limited.events.record({ customerId: tenant.customerId, seatId: null, platform: 'vplat', type: 'vplat.message.received', event: 'im_receive_msg', occurredAt: new Date(), data: { n }, sourceKey: null }),
+          ),
+        );
+        await slow.waitFor(4, () => true, 20_000);
+        expect(slow.maxConcurrent).toBe(1);
+      } finally {
+        await limitedWorker.stop();
+        await limited.close();
+      }
+    });
   });
 });

@@ -449,6 +449,7 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
   it('answers 1001 rather than 2001 for an anonymous malformed request, and 2001 naming the pattern with a key', async () => {
     const anonymous = await fetch(`${baseUrl}/v1/events/stream?colour=blue`);
     expect(anonymous.status).toBe(401);
+    await anonymous.text();
     const { apiKey } = await newTenant(database);
     const res = await fetch(`${baseUrl}/v1/events/stream?types=vplat.comment.created,vplat.nope`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(res.status).toBe(422);
@@ -517,6 +518,8 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const tenant = await newTenant(database);
     const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
     const t0 = Date.now();
+    app.server.getConnections((_e, n) => console.log('before close connections', n));
+    await new Promise((r) => setTimeout(r, 100));
     const closing = app.close();
     void Promise.resolve(closing).then(() => console.log('closed after', Date.now() - t0));
     setTimeout(() => app.server.getConnections((_e, n) => console.log('connections', n, 'open', open, 'hub', hub.size)), 1000);

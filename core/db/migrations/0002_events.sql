@@ -21,6 +21,14 @@ CREATE TABLE "delivery_attempts" (
 	"succeeded" boolean NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "delivery_leases" (
+	"endpoint_id" text NOT NULL,
+	"slot" integer NOT NULL,
+	"delivery_id" text NOT NULL,
+	"expires_at" timestamp (3) with time zone NOT NULL,
+	CONSTRAINT "delivery_leases_endpoint_id_slot_pk" PRIMARY KEY("endpoint_id","slot")
+);
+--> statement-breakpoint
 CREATE TABLE "events" (
 	"id" text PRIMARY KEY NOT NULL,
 	"position" bigserial NOT NULL,

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
 import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
 import { newId } from '../../ids';
-import type { Db, Executor } from '../client';
-import { deliveries, deliveryAttempts, events, type DeliveryStatus } from '../schema';
+import { queryRows, type Db, type Executor } from '../client';
+import { deliveries, deliveryAttempts, deliveryLeases, events, type DeliveryStatus } from '../schema';
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -184,4 +184,33 @@ export async function listUndeliveredEvents(
     .where(and(eq(events.customerId, q.customerId), gte(events.occurredAt, q.since), typeFilter(q.types), not(exists(delivered))))
     .orderBy(asc(events.position))
     .limit(q.limit);
+}
+
+/**
+ * Takes a free slot of the endpoint's concurrency limit for this delivery, or none when all
+ * `limit` slots are held by live leases. Two deliveries racing for one slot: the database lets
+ * one win, and the other sees "busy" and tries again later.
+ */
+export async function acquireDeliveryLease(db: Executor, q: { endpointId: string; deliveryId: string; limit: number; leaseMs: number }): Promise<number | undefined> {
+  const rows = await queryRows<{ slot: number }>(
+    db,
+    sql`insert into delivery_leases (endpoint_id, slot, delivery_id, expires_at)
+        select ${q.endpointId}, s, ${q.deliveryId}, now() + ${q.leaseMs} * interval '1 millisecond'
+        from generate_series(0, ${q.limit - 1}) as s
+        where not exists (
+          select 1 from delivery_leases l
+          where l.endpoint_id = ${q.endpointId} and l.slot = s and l.expires_at > now() and l.delivery_id <> ${q.deliveryId}
+        )
+        order by s limit 1
+        on conflict (endpoint_id, slot) do update set delivery_id = excluded.delivery_id, expires_at = excluded.expires_at
+          where delivery_leases.expires_at <= now() or delivery_leases.delivery_id = excluded.delivery_id
+        returning slot`,
+  );
+  return rows[0]?.slot;
+}
+
+export async function releaseDeliveryLease(db: Executor, q: { endpointId: string; slot: number; deliveryId: string }): Promise<void> {
+  await db
+    .delete(deliveryLeases)
+    .where(and(eq(deliveryLeases.endpointId, q.endpointId), eq(deliveryLeases.slot, q.slot), eq(deliveryLeases.deliveryId, q.deliveryId)));
 }

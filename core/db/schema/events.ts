@@ -1,4 +1,4 @@
-import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { customers } from './tenancy';
 import { webhookEndpoints } from './webhooks';
 
@@ -74,3 +74,18 @@ export const deliveryAttempts = pgTable(
   (t) => [uniqueIndex('delivery_attempts_key').on(t.deliveryId, t.attempt)],
 );
 
+
+/**
+ * Slots of the per-endpoint concurrency limit: a delivery attempt holds one while its POST is in
+ * flight. A lease that outlives its holder (a crashed worker) expires by itself.
+ */
+export const deliveryLeases = pgTable(
+  'delivery_leases',
+  {
+    endpointId: text('endpoint_id').notNull(),
+    slot: integer('slot').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.endpointId, t.slot] })],
+);
