@@ -9,7 +9,10 @@ import { fastifyLogging, type Logger } from './logger';
  */
 export async function startCoreServer(core: CoreHandlers, opts: { host: string; port: number; logger: Logger }): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify({ ...fastifyLogging(opts.logger) });
-  await app.register(fastifyConnectPlugin, { routes: core.routes, interceptors: core.interceptors });
+  const shutdown = new AbortController();
+  await app.register(fastifyConnectPlugin, { routes: core.routes, interceptors: core.interceptors, shutdownSignal: shutdown.signal });
+  // Open server streams (WatchEvents from a gateway in another process) would otherwise hold close() forever.
+  app.addHook('preClose', async () => shutdown.abort());
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();

@@ -7,6 +7,7 @@ import { clientErrorResponse, formatValidationErrors, fromApiError, registerEnve
 import { validatorCompiler } from './plugins/validation';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
+import { registerEventStreamRoute } from './routes/v1/event-stream';
 import { registerUpstreamWebhooks } from './routes/upstream-webhooks';
 
 export interface GatewayOptions {
@@ -64,6 +65,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       registerRpcRoutes(v1, v1Routes, opts.transport);
+      registerEventStreamRoute(v1, { transport: opts.transport });
     },
     { prefix: '/v1' },
   );

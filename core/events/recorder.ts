@@ -39,15 +39,16 @@ export class EventRecorder {
     const endpoints = (await listLiveEndpoints(this.deps.db, event.customerId)).filter((e) =>
       opts.endpointId ? e.id === opts.endpointId : !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, event.type)),
     );
-    const started: DeliveryRow[] = [];
-    for (const endpoint of endpoints) {
-      const id = newId('dlv');
-      const workflowId = opts.reason === 'initial' ? workflowIds.delivery(event.id, endpoint.id) : workflowIds.redelivery(event.id, endpoint.id, id);
-      const delivery = await insertDelivery(this.deps.db, { id, eventId: event.id, endpointId: endpoint.id, customerId: event.customerId, reason: opts.reason, workflowId });
-      await this.start(delivery);
-      started.push(delivery);
-    }
-    return started;
+    // In parallel: the platform waits for our answer, and each start is a round trip to Temporal.
+    return Promise.all(
+      endpoints.map(async (endpoint) => {
+        const id = newId('dlv');
+        const workflowId = opts.reason === 'initial' ? workflowIds.delivery(event.id, endpoint.id) : workflowIds.redelivery(event.id, endpoint.id, id);
+        const delivery = await insertDelivery(this.deps.db, { id, eventId: event.id, endpointId: endpoint.id, customerId: event.customerId, reason: opts.reason, workflowId });
+        await this.start(delivery);
+        return delivery;
+      }),
+    );
   }
 
   private async start(delivery: DeliveryRow): Promise<void> {

@@ -4,12 +4,10 @@
  * says "read again", and every read starts after the last position sent, so an event is sent once,
  * in position order, whether it arrives through the replay, a notification or a catch-up read.
  */
-import { eq, max } from 'drizzle-orm';
 import type { Event, WatchEventsRequest } from '../../gen/vps/event/v1/event_pb';
 import type { CustomerPrincipal } from '../context';
 import type { Db } from '../db/client';
-import { findEvent, listEvents } from '../db/repositories/events';
-import { events } from '../db/schema';
+import { findEvent, lastEventPosition, listEvents } from '../db/repositories/events';
 import { ApiError, invalidField } from '../errors';
 import type { EventHub } from './event-hub';
 import { isSubscriptionPattern } from './event-types';
@@ -77,7 +75,7 @@ export async function* watchEvents(
   let timer: NodeJS.Timeout | undefined;
   try {
     // Without a Last-Event-ID the stream starts now (the spec: only events after the connection).
-    cursor ??= await headPosition(deps.db, customerId);
+    cursor ??= await lastEventPosition(deps.db, customerId);
     if (signal.aborted) return;
     yield {};
     let quietSince = Date.now();
@@ -118,10 +116,3 @@ export async function* watchEvents(
 }
 
 /** The customer's latest position (0 before the first event): where a stream without a resume id starts. */
-async function headPosition(db: Db, customerId: string): Promise<number> {
-  const [row] = await db
-    .select({ head: max(events.position) })
-    .from(events)
-    .where(eq(events.customerId, customerId));
-  return row?.head ?? 0;
-}

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, max, not, or, sql, type SQL } from 'drizzle-orm';
 import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
 import { newId } from '../../ids';
 import { queryRows, type Db, type Executor } from '../client';
@@ -79,6 +79,15 @@ export async function listEvents(db: Executor, q: EventQuery): Promise<EventRow[
     )
     .orderBy(asc(events.position))
     .limit(q.limit);
+}
+
+/** The position of the customer's newest event, 0 before the first. */
+export async function lastEventPosition(db: Executor, customerId: string): Promise<number> {
+  const [row] = await db
+    .select({ head: max(events.position) })
+    .from(events)
+    .where(eq(events.customerId, customerId));
+  return row?.head ?? 0;
 }
 
 export async function findEvent(db: Executor, customerId: string, id: string): Promise<EventRow | undefined> {
@@ -188,25 +197,33 @@ export async function listUndeliveredEvents(
 
 /**
  * Takes a free slot of the endpoint's concurrency limit for this delivery, or none when all
- * `limit` slots are held by live leases. Two deliveries racing for one slot: the database lets
- * one win, and the other sees "busy" and tries again later.
+ * `limit` slots are held by live leases. Free slots are tried in random order, so concurrent
+ * attempts rarely pick the same one; one that loses a race tries another before giving up.
  */
 export async function acquireDeliveryLease(db: Executor, q: { endpointId: string; deliveryId: string; limit: number; leaseMs: number }): Promise<number | undefined> {
-  const rows = await queryRows<{ slot: number }>(
-    db,
-    sql`insert into delivery_leases (endpoint_id, slot, delivery_id, expires_at)
-        select ${q.endpointId}, s, ${q.deliveryId}, now() + ${q.leaseMs} * interval '1 millisecond'
-        from generate_series(0, ${q.limit - 1}) as s
-        where not exists (
-          select 1 from delivery_leases l
-          where l.endpoint_id = ${q.endpointId} and l.slot = s and l.expires_at > now() and l.delivery_id <> ${q.deliveryId}
-        )
-        order by s limit 1
-        on conflict (endpoint_id, slot) do update set delivery_id = excluded.delivery_id, expires_at = excluded.expires_at
-          where delivery_leases.expires_at <= now() or delivery_leases.delivery_id = excluded.delivery_id
-        returning slot`,
-  );
-  return rows[0]?.slot;
+  for (let tries = 0; tries < 3; tries++) {
+    const rows = await queryRows<{ slot: number }>(
+      db,
+      sql`insert into delivery_leases (endpoint_id, slot, delivery_id, expires_at)
+          select ${q.endpointId}, s, ${q.deliveryId}, now() + ${q.leaseMs} * interval '1 millisecond'
+          from generate_series(0, ${q.limit - 1}) as s
+          where not exists (
+            select 1 from delivery_leases l
+            where l.endpoint_id = ${q.endpointId} and l.slot = s and l.expires_at > now() and l.delivery_id <> ${q.deliveryId}
+          )
+          order by random() limit 1
+          on conflict (endpoint_id, slot) do update set delivery_id = excluded.delivery_id, expires_at = excluded.expires_at
+            where delivery_leases.expires_at <= now() or delivery_leases.delivery_id = excluded.delivery_id
+          returning slot`,
+    );
+    if (rows[0]) return rows[0].slot;
+    const free = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from delivery_leases where endpoint_id = ${q.endpointId} and expires_at > now()`,
+    );
+    if ((free[0]?.n ?? 0) >= q.limit) return undefined;
+  }
+  return undefined;
 }
 
 export async function releaseDeliveryLease(db: Executor, q: { endpointId: string; slot: number; deliveryId: string }): Promise<void> {

@@ -112,6 +112,13 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
         }
       } catch (err) {
         release();
+        // A client that left while the stream was being set up is owed no answer, and its
+        // cancelled call is no failure of ours.
+        if (reply.raw.destroyed) {
+          req.log.debug({ err }, 'client left before the event stream started');
+          reply.hijack();
+          return;
+        }
         throw err;
       }
       void reply
