@@ -12,6 +12,7 @@ import { call } from '../helpers/http';
 import { eventually, startWebhookReceiver, type RecordedPush, type WebhookReceiver } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
+import { SseReader } from '../helpers/sse';
 import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
 
 interface EventJson {
@@ -75,11 +76,15 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data.items;
   const bodyOf = (push: RecordedPush) => JSON.parse(push.body) as EventJson;
 
-  it('stores an injected comment once and pushes it, signed as the spec says, to a subscribed endpoint', async () => {
+  it('stores an injected comment once, streams it, and pushes it, signed as the spec says, to a subscribed endpoint', async () => {
     const { tenant, openId, seatId } = await boundTenant();
     const r = await receiver();
     const ep = await endpoint(tenant, r.url, ['*']);
+    const stream = await SseReader.open(`${stack.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+    expect(stream.res.headers.get('content-type')).toContain('text/event-stream');
     const { commentId } = await comment(openId, 'Great video!');
+    const streamed = await stream.nextEvent(10_000);
+    await stream.cancel();
 
     const [push] = await r.waitFor(1);
     const header = push!.headers['x-service-signature'] as string;
@@ -92,9 +97,25 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
     const logged = await events(tenant);
     expect(logged).toEqual([pushed]);
+    expect(streamed.id).toBe(pushed.id);
+    expect(JSON.parse(streamed.data!)).toEqual(pushed);
     const deliveries = await eventually(() => deliveriesOf(tenant, pushed.id), (d) => d[0]?.status === 'succeeded');
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ endpointId: ep.id, attempts: [{ attempt: 1, statusCode: 200, error: null }] });
+  });
+
+  it('streams, on a second gateway and core, an event ingested through the first', async () => {
+    const { tenant, openId } = await boundTenant();
+    const second = await startStack({ taskQueue, allowInsecureWebhookUrls: true, transport: 'http' });
+    try {
+      const stream = await SseReader.open(`${second.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+      await comment(openId, 'seen everywhere');
+      const block = await stream.nextEvent(10_000);
+      await stream.cancel();
+      expect(JSON.parse(block.data!)).toMatchObject({ type: 'vplat.comment.created', data: { text: 'seen everywhere' } });
+    } finally {
+      await second.close();
+    }
   });
 
   it('pushes only to endpoints whose patterns match', async () => {

@@ -4,11 +4,11 @@
  * front of a core that serves WatchEvents through the real interceptors, reached both in process
  * and over Connect HTTP.
  */
+import { SseReader, within, type SseBlock } from '../helpers/sse';
 import { create } from '@bufbuild/protobuf';
 import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { FastifyInstance } from 'fastify';
-import { Agent } from 'undici';
 import { AuthService as AuthServiceDesc } from '../../gen/vps/auth/v1/auth_pb';
 import { EventService, WatchEventsRequestSchema } from '../../gen/vps/event/v1/event_pb';
 import { customerOf, type CustomerPrincipal } from '../../core/context';
@@ -67,13 +67,6 @@ async function storeEvents(database: Database, customerId: string, count: number
 }
 
 /** Rejects when `promise` takes longer than `ms`, naming what was awaited. */
-function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 async function until(condition: () => boolean, what: string, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -293,83 +286,6 @@ describe('WatchEvents with the event hub', () => {
     }
   });
 });
-
-/** One SSE field block: the fields of one event, or a comment. */
-interface SseBlock {
-  id?: string;
-  event?: string;
-  data?: string;
-  retry?: string;
-  comment?: string;
-}
-
-/**
- * A small SSE parser over a fetch body: blocks separated by blank lines, `field: value` lines.
- * Each stream has a connection pool of its own, closed with it: the shared pool replaces a socket
- * that a cancelled body closed with a fresh idle one, which would hold up the server's close.
- */
-class SseReader {
-  private buffer = '';
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-
-  private constructor(
-    readonly res: Response,
-    private readonly agent: Agent,
-  ) {
-    this.reader = res.body!.getReader();
-  }
-
-  static async open(url: string, headers: Record<string, string>): Promise<SseReader> {
-    const agent = new Agent();
-    const res = await fetch(url, { headers, dispatcher: agent } as RequestInit);
-    return new SseReader(res, agent);
-  }
-
-  /** The next block, or undefined once the server has ended the stream. */
-  async next(ms = 5_000): Promise<SseBlock | undefined> {
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const raw = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        return parseBlock(raw);
-      }
-      const chunk = await within(ms, 'an SSE block', this.reader.read());
-      if (chunk.done) return undefined;
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
-    }
-  }
-
-  /** The next event block, skipping comments. */
-  async nextEvent(ms = 5_000): Promise<SseBlock> {
-    for (;;) {
-      const block = await this.next(ms);
-      if (!block) throw new Error('the stream ended before an event');
-      if (block.data !== undefined) return block;
-    }
-  }
-
-  /** Leaves, as a client that goes away does. */
-  async cancel(): Promise<void> {
-    if (this.agent.closed) return;
-    await this.reader.cancel();
-    await this.agent.close();
-  }
-}
-
-function parseBlock(raw: string): SseBlock {
-  const block: SseBlock = {};
-  for (const line of raw.split('\n')) {
-    if (line.startsWith(':')) block.comment = line.slice(1).trim();
-    else {
-      const colon = line.indexOf(':');
-      const field = line.slice(0, colon) as keyof SseBlock;
-      block[field] = line.slice(colon + 1).replace(/^ /, '');
-    }
-  }
-  return block;
-}
 
 interface Tenant {
   principal: CustomerPrincipal;
