@@ -275,6 +275,36 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     }
   });
 
+  it('pages the event log with a cursor and filters it by type pattern, seat and time', async () => {
+    const { tenant, seatId } = await boundTenant();
+    const record = (type: string, occurredAt: Date, seat: string | null = seatId) =>
+      stack.events.record({ customerId: tenant.customerId, seatId: seat, platform: 'vplat', type, event: 'test', occurredAt, data: { type }, sourceKey: null });
+    const t0 = Date.now() - 60_000;
+    await record('vplat.message.received', new Date(t0));
+    await record('vplat.comment.created', new Date(t0 + 10_000));
+    await record('vplat.message.sent', new Date(t0 + 20_000), null);
+    await record('vplat.comment.deleted', new Date(t0 + 30_000));
+
+    const page = (q: string) => call<{ items: EventJson[]; nextCursor: string; hasMore: boolean }>(stack.baseUrl, 'GET', `/v1/events${q}`, { key: tenant.apiKey });
+    const first = await page('?limit=3');
+    expect(first.body.data.items.map((e) => e.type)).toEqual(['vplat.message.received', 'vplat.comment.created', 'vplat.message.sent']);
+    expect(first.body.data.hasMore).toBe(true);
+    const rest = await page(`?limit=3&cursor=${first.body.data.nextCursor}`);
+    expect(rest.body.data.items.map((e) => e.type)).toEqual(['vplat.comment.deleted']);
+    expect(rest.body.data.hasMore).toBe(false);
+    // The last page's cursor reads what is stored later, and nothing before it.
+    await record('vplat.comment.created', new Date());
+    expect((await page(`?cursor=${rest.body.data.nextCursor}`)).body.data.items).toHaveLength(1);
+
+    expect((await page('?types=vplat.comment.created,vplat.comment.deleted')).body.data.items).toHaveLength(3);
+    expect((await page(`?seatId=${seatId}&types=vplat.message.sent`)).body.data.items).toHaveLength(0);
+    expect((await page(`?seatId=${seatId}`)).body.data.items).toHaveLength(4);
+    const since = new Date(t0 + 10_000).toISOString();
+    const until = new Date(t0 + 30_000).toISOString();
+    expect((await page(`?since=${since}&until=${until}`)).body.data.items.map((e) => e.type)).toEqual(['vplat.comment.created', 'vplat.message.sent']);
+    expect((await page('?cursor=bm9wZQ')).body.code).toBe(2001);
+  });
+
   it('names a bad filter in the event log', async () => {
     const { tenant } = await boundTenant();
     const res = await call(stack.baseUrl, 'GET', '/v1/events?types=vplat.nope', { key: tenant.apiKey });

@@ -11,6 +11,7 @@ import { openCredentials } from '../../core/upstream/credentials';
 import { UpstreamError } from '../../core/upstream/failures';
 import { refreshAccessToken } from '../../core/upstream/vplat/oauth';
 import { getVideoSettings } from '../../core/upstream/vplat/publishing';
+import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { createTenant, startStack, startStackWorker, type Stack } from '../helpers/stack';
@@ -46,7 +47,7 @@ describe('token refresh workflow', () => {
         accessTokenExpiresAt: { seconds: BigInt(account.tokens.access_token_expires_at), nanos: 0 },
       },
     });
-    return { account, seatId: seat!.id };
+    return { account, seatId: seat!.id, tenant };
   }
 
   const credentialsOf = async (seatId: string) => {
@@ -75,11 +76,15 @@ describe('token refresh workflow', () => {
     expect(renewed.row.refreshTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 86_400_000);
   });
 
-  it('flags the seat for re-authorization when the account removed the app', async () => {
-    const { account, seatId } = await bind('business');
+  it('flags the seat for re-authorization when the account removed the app, and logs it once', async () => {
+    const { account, seatId, tenant } = await bind('business');
     await sb.control('POST', `/_sandbox/accounts/${account.openId}/deauthorize`);
     const flagged = await eventually(() => credentialsOf(seatId), (s) => s.row.authorizationStatus !== 'active', 15_000, 100);
     expect(flagged.row.authorizationStatus).toBe('reauthorization_required');
+    const logged = await call<{ items: Array<{ type: string; seat_id: string; data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey });
+    expect(logged.body.data.items).toEqual([
+      expect.objectContaining({ type: 'vplat.account.authorization_removed', seat_id: seatId, data: expect.objectContaining({ account_id: account.openId, official_code: 40107 }) }),
+    ]);
   });
 
   it('stops refreshing once the seat is unbound', async () => {
