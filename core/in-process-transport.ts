@@ -60,17 +60,8 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
     const handler = handlers.get(req.method);
     if (!handler) throw new ConnectError(`${req.method.parent.typeName}/${req.method.name} is not implemented`, Code.Unimplemented);
     if (req.stream) return invokeServerStreaming(handler, req);
-    const ctx = createHandlerContext({
-      service: req.service,
-      method: req.method,
-      protocolName: 'in-process',
-      requestMethod: req.requestMethod,
-      url: req.url,
-      // Linking adds a listener to the signal; the shared placeholder must never collect them.
-      requestSignal: req.signal === NO_SIGNAL ? undefined : req.signal,
-      requestHeader: req.header,
-      contextValues: req.contextValues,
-    });
+    // Linking adds a listener to the signal; the shared placeholder must never collect them.
+    const ctx = handlerContext(req, req.signal === NO_SIGNAL ? undefined : req.signal);
     const output = await handler(req.message, ctx);
     return {
       stream: false,
@@ -153,21 +144,26 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
   };
 }
 
-async function invokeServerStreaming(handler: Handler, req: StreamRequest): Promise<StreamResponse> {
-  if (req.method.methodKind !== 'server_streaming') {
-    throw new ConnectError(`${req.method.parent.typeName}/${req.method.name}: only server streaming is supported in process`, Code.Unimplemented);
-  }
-  const input = await single(req.message, req.method);
-  const ctx = createHandlerContext({
+/** What a handler sees of its call, as Connect's own server would give it. */
+function handlerContext(req: UnaryRequest | StreamRequest, signal: AbortSignal | undefined): HandlerContext {
+  return createHandlerContext({
     service: req.service,
     method: req.method,
     protocolName: 'in-process',
     requestMethod: req.requestMethod,
     url: req.url,
-    requestSignal: req.signal,
+    requestSignal: signal,
     requestHeader: req.header,
     contextValues: req.contextValues,
   });
+}
+
+async function invokeServerStreaming(handler: Handler, req: StreamRequest): Promise<StreamResponse> {
+  if (req.method.methodKind !== 'server_streaming') {
+    throw new ConnectError(`${req.method.parent.typeName}/${req.method.name}: only server streaming is supported in process`, Code.Unimplemented);
+  }
+  const input = await single(req.message, req.method);
+  const ctx = handlerContext(req, req.signal);
   const output = handler(input, ctx) as AsyncIterable<unknown>;
   const outputSchema = req.method.output;
   return {
