@@ -54,7 +54,9 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   return {
     async attemptDelivery(input: { deliveryId: string; attempt: number; timeoutMs: number }): Promise<DeliveryOutcome> {
       const delivery = await findDelivery(deps.db, input.deliveryId);
-      if (!delivery || delivery.status !== 'pending') return 'cancelled';
+      if (!delivery) return 'cancelled';
+      // A retried activity whose first run already ended the delivery reports that ending again.
+      if (delivery.status !== 'pending') return delivery.status === 'succeeded' ? 'delivered' : delivery.status === 'failed' ? 'failed' : 'cancelled';
       const endpoint = await findEndpoint(deps.db, delivery.endpointId);
       if (!endpoint || endpoint.deletedAt || endpoint.disabledAt) {
         await finishDelivery(deps.db, delivery.id, 'cancelled');

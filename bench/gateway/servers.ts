@@ -12,6 +12,7 @@ import { SealedBox } from '../../core/crypto/sealed-box';
 import { authenticateAndMeter } from '../../core/db/repositories/access';
 import { openDatabase } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
+import { EventRecorder } from '../../core/events/recorder';
 import { createInProcessTransport } from '../../core/in-process-transport';
 import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
@@ -34,7 +35,11 @@ async function main() {
     taskQueue: 'bench',
     tokenRefresh: { marginSeconds: 3600, minIntervalMs: 60_000 },
     // The seat benchmark records no events and opens no streams.
-    events: undefined as never,
+    events: new EventRecorder({
+      db: database.db,
+      temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
+      delivery: { taskQueue: 'bench', retryScheduleMs: [], attemptTimeoutMs: 1_000 },
+    }),
     vplatApp: { appId: 'bench', appSecret: 'bench' },
     secretGraceMs: 86_400_000,
     watchEvents: () => {

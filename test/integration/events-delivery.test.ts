@@ -29,6 +29,9 @@ interface DeliveryJson {
   attempts: Array<{ attempt: number; statusCode: number | null; durationMs: number; error: string | null }>;
 }
 
+/** These tests poll the API while workflows run; the rate limit has tests of its own. */
+const POLLING_RATE = 1_000_000;
+
 describe('events: ingestion, log, signed push with retries, redeliver', () => {
   const taskQueue = `vps-events-${process.pid}-${Date.now()}`;
   let stack: Stack;
@@ -38,7 +41,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
   beforeAll(async () => {
     sb = await startTestSandbox();
-    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true });
+    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE });
     worker = await startStackWorker(stack, taskQueue, sb.upstream);
     await subscribeToPlatformWebhooks(sb.upstream.vplat, `${stack.baseUrl}/webhooks/vplat`);
   }, 120_000);
@@ -106,7 +109,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
   it('streams, on a second gateway and core, an event ingested through the first', async () => {
     const { tenant, openId } = await boundTenant();
-    const second = await startStack({ taskQueue, allowInsecureWebhookUrls: true, transport: 'http' });
+    const second = await startStack({ taskQueue, allowInsecureWebhookUrls: true, transport: 'http', ratePerMinute: POLLING_RATE });
     try {
       const stream = await SseReader.open(`${second.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
       await comment(openId, 'seen everywhere');
@@ -239,7 +242,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     const ep = await endpoint(tenant, r.url, ['vplat.message.sent']);
     // A stack and worker of their own, with a pause long enough to stop the worker inside it.
     const slowQueue = `${taskQueue}-slow`;
-    const slowStack = await startStack({ taskQueue: slowQueue, allowInsecureWebhookUrls: true, delivery: { retryScheduleMs: [3_000], attemptTimeoutMs: 2_000 } });
+    const slowStack = await startStack({ taskQueue: slowQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, delivery: { retryScheduleMs: [3_000], attemptTimeoutMs: 2_000 } });
     let slowWorker = await startStackWorker(slowStack, slowQueue, sb.upstream);
     try {
       await comment(openId, 'survive a restart');
@@ -364,7 +367,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
     it('disables an endpoint that fails every attempt for the configured time, and says so in the log', async () => {
       const queue = `${taskQueue}-disable`;
-      const strict = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, disableEndpointAfterMs: 300, delivery: { retryScheduleMs: [200, 200, 200, 200], attemptTimeoutMs: 2_000 } });
+      const strict = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, disableEndpointAfterMs: 300, delivery: { retryScheduleMs: [200, 200, 200, 200], attemptTimeoutMs: 2_000 } });
       const strictWorker = await startStackWorker(strict, queue, sb.upstream);
       try {
         const tenant = await createTenant(strict);
@@ -385,7 +388,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
     it('keeps at most the configured number of attempts in flight to one endpoint', async () => {
       const queue = `${taskQueue}-limit`;
-      const limited = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, maxInFlightPerEndpoint: 1 });
+      const limited = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, maxInFlightPerEndpoint: 1 });
       const limitedWorker = await startStackWorker(limited, queue, sb.upstream);
       try {
         const tenant = await createTenant(limited);

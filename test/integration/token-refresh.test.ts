@@ -25,7 +25,7 @@ describe('token refresh workflow', () => {
   beforeAll(async () => {
     // Tokens live 4 s and are refreshed 3 s before expiry: a refresh about every second.
     sb = await startTestSandbox({ settings: { accessTokenTtlSeconds: { business: 4, shop: 4 } } });
-    stack = await startStack({ taskQueue, tokenRefresh: { marginSeconds: 3, minIntervalMs: 200 } });
+    stack = await startStack({ taskQueue, ratePerMinute: 1_000_000, tokenRefresh: { marginSeconds: 3, minIntervalMs: 200 } });
     worker = await startStackWorker(stack, taskQueue, sb.upstream);
   }, 120_000);
   afterAll(async () => {
