@@ -2,6 +2,8 @@
  * The event-type table: every normalized type the service emits, with the official event it comes
  * from. Subscriptions, validation and documentation all read it from here.
  */
+import { invalidField } from '../errors';
+
 export const PLATFORM = 'vplat';
 
 export const EVENT_TYPES = {
@@ -24,6 +26,13 @@ export function isEventType(s: string): s is EventType {
 /** Subscription patterns: "*", "<platform>.*", or an exact type. */
 export function isSubscriptionPattern(p: string): boolean {
   return p === '*' || p === `${PLATFORM}.*` || isEventType(p);
+}
+
+/** Refuses, naming `field[i]`, the first entry that is not a subscription pattern. */
+export function checkPatterns(patterns: readonly string[], field: string): void {
+  patterns.forEach((p, i) => {
+    if (!isSubscriptionPattern(p)) throw invalidField(`${field}[${i}]`, `unknown event type or pattern ${JSON.stringify(p)}; use "*", "${PLATFORM}.*" or an exact type`);
+  });
 }
 
 export function patternMatches(pattern: string, type: string): boolean {

@@ -8,9 +8,9 @@ import type { Event, WatchEventsRequest } from '../../gen/vps/event/v1/event_pb'
 import type { CustomerPrincipal } from '../context';
 import type { Db } from '../db/client';
 import { findEvent, lastEventPosition, listEvents } from '../db/repositories/events';
-import { ApiError, invalidField } from '../errors';
+import { ApiError } from '../errors';
 import type { EventHub } from './event-hub';
-import { isSubscriptionPattern } from './event-types';
+import { checkPatterns } from './event-types';
 import { toEventMessage } from './present';
 
 export interface WatchEventsDeps {
@@ -45,11 +45,7 @@ export async function* watchEvents(
   signal: AbortSignal,
 ): AsyncGenerator<WatchEventsMessage> {
   const { customerId } = principal;
-  req.types.forEach((pattern, i) => {
-    if (!isSubscriptionPattern(pattern)) {
-      throw invalidField(`types[${i}]`, `unknown event type or pattern ${JSON.stringify(pattern)}; use "*", "vplat.*" or an exact type`);
-    }
-  });
+  checkPatterns(req.types, 'types');
   const types = [...new Set(req.types)];
   let cursor: number | undefined;
   if (req.afterEventId) {

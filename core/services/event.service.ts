@@ -16,7 +16,7 @@ import { findEvent, listDeliveries, listEvents, type DeliveryAttemptRow, type De
 import { findEndpoint } from '../db/repositories/webhook-endpoints';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../db/schema';
 import { ApiError, invalidField } from '../errors';
-import { isSubscriptionPattern } from '../events/event-types';
+import { checkPatterns } from '../events/event-types';
 import { toEventMessage } from '../events/present';
 import type { EventRecorder } from '../events/recorder';
 
@@ -38,12 +38,6 @@ export function pageSize(limit: number): number {
   if (limit === 0) return DEFAULT_PAGE_SIZE;
   if (limit < 1 || limit > MAX_PAGE_SIZE) throw invalidField('limit', `must be between 1 and ${MAX_PAGE_SIZE}`);
   return limit;
-}
-
-export function checkPatterns(types: readonly string[], field = 'types'): void {
-  types.forEach((p, i) => {
-    if (!isSubscriptionPattern(p)) throw invalidField(`${field}[${i}]`, `unknown event type or pattern ${JSON.stringify(p)}; use "*", "vplat.*" or an exact type`);
-  });
 }
 
 function toDelivery(row: DeliveryRow & { eventType?: string; attempts?: DeliveryAttemptRow[] }) {
@@ -75,7 +69,7 @@ export class EventService implements ServiceImpl<typeof EventServiceDesc> {
   async listEvents(req: ListEventsRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
     const limit = pageSize(req.limit);
-    checkPatterns(req.types);
+    checkPatterns(req.types, 'types');
     let afterPosition: number | undefined;
     if (req.cursor) {
       afterPosition = Number(decodeCursor(req.cursor));
