@@ -9,6 +9,10 @@ import type { Db } from './db/client';
 import type { SealedBox } from './crypto/sealed-box';
 import { accessInterceptor } from './interceptors/access.interceptor';
 import { errorsInterceptor } from './interceptors/errors.interceptor';
+import { idempotencyInterceptor } from './interceptors/idempotency.interceptor';
+
+/** How long an Idempotency-Key and its response are kept. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 import type { Logger } from './logger';
 import type { Resolver } from './net/address-policy';
 import { AdminService } from './services/admin.service';
@@ -84,6 +88,7 @@ export function createCore(deps: CoreDeps): CoreHandlers {
     interceptors: [
       errorsInterceptor(deps.logger),
       accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute }),
+      idempotencyInterceptor({ db: deps.db, ttlMs: IDEMPOTENCY_KEY_TTL_MS, sealedBox: deps.sealedBox }),
     ],
   };
 }

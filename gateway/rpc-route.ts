@@ -10,6 +10,7 @@ import { AuthService } from '../gen/vps/auth/v1/auth_pb';
 import { Access } from '../gen/vps/options/v1/options_pb';
 import { accessOf, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../core/interceptors/access.interceptor';
 import { ApiError } from '../core/errors';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/interceptors/idempotency.interceptor';
 
 export interface RpcRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
   method: HTTPMethods;
@@ -34,7 +35,7 @@ declare module 'fastify' {
   }
 }
 
-const FORWARDED_RESPONSE_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER];
+const FORWARDED_RESPONSE_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER, IDEMPOTENT_REPLAYED_HEADER];
 
 /** Headers a gateway passes to core: the caller's credential and the request id, if printable. */
 export function forwardedHeaders(req: FastifyRequest): Headers {
@@ -43,6 +44,10 @@ export function forwardedHeaders(req: FastifyRequest): Headers {
   // A header with control or non-ASCII characters cannot be a valid key; send a placeholder
   // instead of letting the Headers constructor throw, so the caller gets 1001, not 5000.
   if (typeof auth === 'string') headers.set('authorization', /^[\x20-\x7e]*$/.test(auth) ? auth : 'invalid');
+  // Checked by core. A value the Headers constructor would refuse is sent as a blank, which core
+  // refuses with 2001 naming the header, rather than failing here with 5000.
+  const key = req.headers[IDEMPOTENCY_KEY_HEADER];
+  if (typeof key === 'string') headers.set(IDEMPOTENCY_KEY_HEADER, /^[\x20-\x7e]*$/.test(key) ? key : ' ');
   return headers;
 }
 

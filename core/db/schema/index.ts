@@ -3,3 +3,4 @@ export * from './seats';
 export * from './rate-limits';
 export * from './webhooks';
 export * from './events';
+export * from './idempotency';
