@@ -121,7 +121,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       succeeded,
     });
     if (succeeded) {
-      await markEndpointHealthy(deps.db, endpoint.id);
+      if (endpoint.failingSince) await markEndpointHealthy(deps.db, endpoint.id);
       await finishDelivery(deps.db, delivery.id, 'succeeded');
       return 'delivered';
     }
