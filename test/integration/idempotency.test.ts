@@ -2,7 +2,10 @@
  * Idempotency-Key on write routes: a repeated request returns the first response and does the
  * work once; the same key with another request, or a malformed key, is refused.
  */
+import { createHash } from 'node:crypto';
+import { create as create$, toBinary } from '@bufbuild/protobuf';
 import { sql } from 'drizzle-orm';
+import { CreateEndpointRequestSchema, WebhookEndpointService } from '../../gen/vps/webhook/v1/webhook_pb';
 import { queryRows } from '../../core/db/client';
 import { call } from '../helpers/http';
 import { createTenant, startStack, type Stack, type Tenant } from '../helpers/stack';
@@ -73,5 +76,24 @@ describe('Idempotency-Key on write routes', () => {
     });
     expect(theirs.body.code).toBe(0);
     expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+  });
+
+  it('answers 2002 while the first request with a key runs, and lets a later one take over a key its process abandoned', async () => {
+    // The claim a first request leaves while it runs: its fingerprint, no response yet.
+    const claim = (key: string, ageMinutes: number, url: string) => {
+      const request = toBinary(CreateEndpointRequestSchema, create$(CreateEndpointRequestSchema, { url, eventTypes: ['*'] }));
+      const fingerprint = `${WebhookEndpointService.typeName}/CreateEndpoint:${createHash('sha256').update(request).digest('hex')}`;
+      return queryRows(
+        stack.database.db,
+        sql`insert into idempotency_keys (customer_id, key, fingerprint, created_at) values (${tenant.customerId}, ${key}, ${fingerprint}, now() - ${ageMinutes} * interval '1 minute')`,
+      );
+    };
+    await claim('running-1', 0, 'https://hooks.example.com/g');
+    const busy = await create('running-1', 'https://hooks.example.com/g');
+    expect(busy.status).toBe(429);
+    expect(busy.body.code).toBe(2002);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    await claim('abandoned-1', 11, 'https://hooks.example.com/h');
+    expect((await create('abandoned-1', 'https://hooks.example.com/h')).body.code).toBe(0);
   });
 });

@@ -4,6 +4,12 @@ import { idempotencyKeys } from '../schema';
 
 const PURGE_CHANCE = 0.01;
 
+/**
+ * A claim still without a response after this long belongs to a request whose process died before
+ * it could answer or free the key: the next request with the key may take it over.
+ */
+export const ABANDONED_AFTER_MS = 10 * 60_000;
+
 export type IdempotencyClaim = { claimed: true } | { claimed: false; fingerprint: string; response: string | null };
 
 /**
@@ -17,6 +23,7 @@ export async function claimIdempotencyKey(db: Executor, q: { customerId: string;
         values (${q.customerId}, ${q.key}, ${q.fingerprint})
         on conflict (customer_id, key) do update set fingerprint = excluded.fingerprint, response = null, created_at = now()
           where idempotency_keys.created_at < now() - ${q.ttlMs} * interval '1 millisecond'
+            or (idempotency_keys.response is null and idempotency_keys.created_at < now() - ${ABANDONED_AFTER_MS} * interval '1 millisecond')
         returning key`,
   );
   if (claimed.length > 0) {
