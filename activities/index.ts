@@ -3,6 +3,10 @@ import type { Db } from '../core/db/client';
 import type { EventRecorder } from '../core/events/recorder';
 import type { Logger } from '../core/logger';
 import type { Upstream } from '../core/upstream';
+import type { MediaStore } from '../core/media/storage';
+import { createPublishActivities } from './publish.activities';
+import { createVideoActivities } from './videos.activities';
+import { createPrecheckActivities } from './precheck.activities';
 import { createDeliveryActivities } from './delivery.activities';
 import { createHealthActivities } from './health.activities';
 import { createTokenActivities } from './tokens.activities';
@@ -17,6 +21,8 @@ export interface ActivityDeps {
   disableEndpointAfterMs: number;
   maxInFlightPerEndpoint: number;
   events: EventRecorder;
+  media: MediaStore;
+  allowInsecureSourceUrls: boolean;
 }
 
 /** The one factory that wires every activity to its dependencies. */
@@ -25,6 +31,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createTokenActivities(deps),
     ...createDeliveryActivities(deps),
+    ...createVideoActivities(deps),
+    ...createPublishActivities(deps),
+    ...createPrecheckActivities(deps),
   };
 }
 

@@ -13,7 +13,7 @@ import { SealedBox } from '../core/crypto/sealed-box';
 import { openDatabase, type Database } from '../core/db/client';
 import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/embedded/local-secrets';
 import { seedDemoCustomer } from '../core/embedded/seed';
-import { startTemporalDevServer } from '../core/embedded/temporal-dev-server';
+import { freePort, startTemporalDevServer } from '../core/embedded/temporal-dev-server';
 import { createLogger } from '../core/logger';
 import { createInProcessTransport } from '../core/in-process-transport';
 import { createCore } from '../core/router';
@@ -31,6 +31,8 @@ import { EventHub } from '../core/events/event-hub';
 import { EventRecorder } from '../core/events/recorder';
 import { watchEvents } from '../core/events/watch-events';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
+import { MediaStore } from '../core/media/storage';
+import { TokenSigner } from '../core/media/signed-tokens';
 
 export class UsageError extends Error {}
 
@@ -119,6 +121,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     // Upstream credentials are sealed by core and opened by the worker: both need the key. Both
     // also record events and start workflows, so both hold a Temporal client.
     let sealedBox: SealedBox | undefined;
+    let signer: TokenSigner | undefined;
     let upstreamSettings: UpstreamSettings | undefined;
     let upstream: Upstream | undefined;
     let temporalClient: (() => Promise<Client>) | undefined;
@@ -127,6 +130,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       const key = env.VPS_ENCRYPTION_KEY ?? (all ? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex') : undefined);
       if (!key) throw new UsageError('VPS_ENCRYPTION_KEY is required for --role core or worker');
       sealedBox = new SealedBox(key);
+      signer = new TokenSigner(key);
       upstreamSettings = resolveUpstream(env, sandboxUrl);
       const client = createUpstream(upstreamSettings);
       closers.push(() => client.close());
@@ -151,6 +155,12 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       });
     }
 
+    // Gateways write uploads and serve media URLs, core and workers read and remove: one folder.
+    const media = new MediaStore(env.VPS_MEDIA_DIR ? path.resolve(env.VPS_MEDIA_DIR) : path.join(config.dataDir, 'media'));
+    // Media URLs name the gateway's origin before it listens: a port left to the system is chosen now.
+    const gatewayPort = env.PORT === 0 && roles.has('gateway') ? await freePort() : env.PORT;
+    const publicUrl = env.VPS_PUBLIC_URL ?? `http://localhost:${gatewayPort}`;
+
     let transport: Transport | undefined;
     let startRefreshes: (() => Promise<void>) | undefined;
     const tokenRefresh = { marginSeconds: env.TOKEN_REFRESH_MARGIN_S, minIntervalMs: env.TOKEN_REFRESH_MIN_INTERVAL_MS };
@@ -174,6 +184,26 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         vplatApp: upstreamSettings!.vplat,
         secretGraceMs: env.WEBHOOK_SECRET_GRACE_MS,
         watchEvents: (principal, req, signal) => watchEvents({ db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
+        upstream: upstream!,
+        media,
+        signer: signer!,
+        publicUrl,
+        videos: { maxBytes: env.VIDEO_MAX_BYTES, urlTtlMs: env.VIDEO_URL_TTL_MS, uploadWaitMs: env.UPLOAD_WAIT_MS, remoteTimeoutMs: env.REMOTE_UPLOAD_TIMEOUT_MS },
+        publishing: {
+          pollIntervalMs: env.PUBLISH_POLL_INTERVAL_MS,
+          pollAttempts: env.PUBLISH_POLL_ATTEMPTS,
+          slowPollScheduleMs: env.PUBLISH_SLOW_POLL_SCHEDULE_MS,
+          postIdWaitMs: env.PUBLISH_POST_ID_WAIT_MS,
+          // The activity also reads and writes the record around the official call.
+          submitTimeoutMs: env.UPSTREAM_TIMEOUT_MS + 30_000,
+          submitRetryInitialMs: env.PUBLISH_SUBMIT_RETRY_MS,
+          submitWaitMs: env.PUBLISH_SUBMIT_WAIT_MS,
+        },
+        allowInsecureSourceUrls: env.VPS_ALLOW_INSECURE_SOURCE_URLS,
+        shop: {
+          productCacheTtlMs: env.PRODUCT_CACHE_TTL_MS,
+          precheck: { dailyQuota: env.PRECHECK_DAILY_QUOTA, pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS, pollAttempts: env.PRECHECK_POLL_ATTEMPTS },
+        },
       });
       startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
       const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
@@ -194,6 +224,8 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
         disableEndpointAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
         maxInFlightPerEndpoint: env.WEBHOOK_MAX_IN_FLIGHT,
+        media,
+        allowInsecureSourceUrls: env.VPS_ALLOW_INSECURE_SOURCE_URLS,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       });
@@ -204,11 +236,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     if (roles.has('gateway')) {
       if (env.CORE_URL) transport = createConnectTransport({ baseUrl: env.CORE_URL, httpVersion: '1.1', useBinaryFormat: true });
       if (!transport) throw new UsageError('CORE_URL is required for --role gateway without core in the same process');
-      const app = await buildApp({ transport, logger: logger.child({ component: 'gateway' }) });
-      await app.listen({ host: env.HOST, port: env.PORT });
+      const app = await buildApp({ transport, media, maxUploadBytes: env.VIDEO_MAX_BYTES, logger: logger.child({ component: 'gateway' }) });
+      await app.listen({ host: env.HOST, port: gatewayPort });
       closers.push(() => app.close());
       const address = app.server.address();
-      const port = typeof address === 'object' && address ? address.port : env.PORT;
+      const port = typeof address === 'object' && address ? address.port : gatewayPort;
       urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
       // With the emulator in this process, subscribe the app to its webhooks, as an operator does
       // once at the real platform (README: "Receiving the platform's webhooks").

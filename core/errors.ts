@@ -26,6 +26,8 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** Metadata keys that carry our code across Connect (headers on the wire, so any client can read them). */
 export const CODE_HEADER = 'vps-code';
 export const RETRY_AFTER_HEADER = 'retry-after';
+/** The envelope's `data`, percent-encoded JSON: header values must be ASCII, and data may echo a caller's text. */
+export const DATA_HEADER = 'vps-data';
 
 export function isErrorCode(n: number): n is ErrorCode {
   return Object.hasOwn(ERROR_CODES, n);
@@ -49,7 +51,7 @@ export class ApiError extends Error {
   toConnectError(): ConnectError {
     const metadata = new Headers({ [CODE_HEADER]: String(this.code) });
     if (this.options.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_HEADER, String(this.options.retryAfterSeconds));
-    if (this.options.data) metadata.set('vps-data', JSON.stringify(this.options.data));
+    if (this.options.data) metadata.set(DATA_HEADER, encodeURIComponent(JSON.stringify(this.options.data)));
     return new ConnectError(this.message, ERROR_CODES[this.code].connect, metadata);
   }
 }
@@ -79,10 +81,10 @@ export function renderConnectError(err: ConnectError): RenderedError {
   }
   const retry = Number(err.metadata.get(RETRY_AFTER_HEADER));
   let data: Record<string, unknown> = {};
-  const rawData = err.metadata.get('vps-data');
+  const rawData = err.metadata.get(DATA_HEADER);
   if (rawData) {
     try {
-      data = JSON.parse(rawData) as Record<string, unknown>;
+      data = JSON.parse(decodeURIComponent(rawData)) as Record<string, unknown>;
     } catch {
       data = {};
     }

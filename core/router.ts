@@ -5,6 +5,22 @@ import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
 import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
 import { EventService as EventServiceDesc, IngestService as IngestServiceDesc } from '../gen/vps/event/v1/event_pb';
 import { WebhookEndpointService as WebhookEndpointServiceDesc } from '../gen/vps/webhook/v1/webhook_pb';
+import { VideoService as VideoServiceDesc } from '../gen/vps/video/v1/video_pb';
+import { PublishService as PublishServiceDesc } from '../gen/vps/publish/v1/publish_pb';
+import { PrecheckService as PrecheckServiceDesc, ShopCatalogService as ShopCatalogServiceDesc } from '../gen/vps/shop/v1/shop_pb';
+import { ShopCatalogService } from './services/shop-catalog.service';
+import { CommentService as CommentServiceDesc } from '../gen/vps/engagement/v1/comment_pb';
+import { MessageService as MessageServiceDesc } from '../gen/vps/engagement/v1/message_pb';
+import { InsightService as InsightServiceDesc } from '../gen/vps/engagement/v1/insight_pb';
+import { CommentService } from './services/comment.service';
+import { MessageService } from './services/message.service';
+import { InsightService } from './services/insight.service';
+import { PrecheckService, type PrecheckSettings } from './services/precheck.service';
+import type { MediaStore } from './media/storage';
+import type { TokenSigner } from './media/signed-tokens';
+import type { Upstream } from './upstream';
+import { VideoService, type VideoSettings } from './services/video.service';
+import { PublishService, type PublishSettings } from './services/publish.service';
 import type { Db } from './db/client';
 import type { SealedBox } from './crypto/sealed-box';
 import { accessInterceptor } from './interceptors/access.interceptor';
@@ -45,6 +61,20 @@ export interface CoreDeps {
   /** Streams a caller's events (the SSE stream behind the gateway). */
   watchEvents: WatchEvents;
   resolve?: Resolver;
+  /** The official APIs, for reads made while a caller waits (status refresh, pass-through lookups). */
+  upstream: Upstream;
+  /** Stored media, shared with gateways and workers. */
+  media: MediaStore;
+  /** Signs media URLs and upload tickets. */
+  signer: TokenSigner;
+  /** Public origin of the gateway, for media URLs. */
+  publicUrl: string;
+  videos: VideoSettings;
+  publishing: PublishSettings;
+  /** Accept http and private sourceUrl addresses (local development only). */
+  allowInsecureSourceUrls: boolean;
+  /** The shop track: how long product answers are reused, and the pre-checks' quota and pacing. */
+  shop: { productCacheTtlMs: number; precheck: PrecheckSettings };
 }
 
 export interface CoreHandlers {
@@ -75,6 +105,33 @@ export function createCore(deps: CoreDeps): CoreHandlers {
     }),
     events: new EventService({ db: deps.db, events: deps.events, watch: deps.watchEvents }),
     ingest: new IngestService({ db: deps.db, events: deps.events, app: deps.vplatApp, logger: deps.logger }),
+    videos: new VideoService({
+      db: deps.db,
+      media: deps.media,
+      signer: deps.signer,
+      publicUrl: deps.publicUrl,
+      temporalClient: deps.temporalClient,
+      taskQueue: deps.taskQueue,
+      settings: deps.videos,
+      allowInsecureSourceUrls: deps.allowInsecureSourceUrls,
+      resolve: deps.resolve,
+    }),
+    publishing: new PublishService({
+      db: deps.db,
+      sealedBox: deps.sealedBox,
+      upstream: deps.upstream,
+      events: deps.events,
+      signer: deps.signer,
+      publicUrl: deps.publicUrl,
+      temporalClient: deps.temporalClient,
+      taskQueue: deps.taskQueue,
+      settings: deps.publishing,
+    }),
+    shopCatalog: new ShopCatalogService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, productCacheTtlMs: deps.shop.productCacheTtlMs }),
+    prechecks: new PrecheckService({ db: deps.db, temporalClient: deps.temporalClient, taskQueue: deps.taskQueue, settings: deps.shop.precheck }),
+    comments: new CommentService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
+    messages: new MessageService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events }),
+    insights: new InsightService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
   };
   return {
     routes: (router) => {
@@ -84,6 +141,13 @@ export function createCore(deps: CoreDeps): CoreHandlers {
       router.service(WebhookEndpointServiceDesc, services.webhooks);
       router.service(EventServiceDesc, services.events);
       router.service(IngestServiceDesc, services.ingest);
+      router.service(VideoServiceDesc, services.videos);
+      router.service(PublishServiceDesc, services.publishing);
+      router.service(ShopCatalogServiceDesc, services.shopCatalog);
+      router.service(PrecheckServiceDesc, services.prechecks);
+      router.service(CommentServiceDesc, services.comments);
+      router.service(MessageServiceDesc, services.messages);
+      router.service(InsightServiceDesc, services.insights);
     },
     interceptors: [
       errorsInterceptor(deps.logger),

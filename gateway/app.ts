@@ -3,17 +3,26 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { newId } from '../core/ids';
 import { fastifyLogging, type Logger } from '../core/logger';
 import { ApiError } from '../core/errors';
+import type { MediaStore } from '../core/media/storage';
 import { clientErrorResponse, formatValidationErrors, fromApiError, registerEnvelope, send } from './plugins/envelope';
 import { validatorCompiler } from './plugins/validation';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
 import { registerEventStreamRoute } from './routes/v1/event-stream';
 import { registerUpstreamWebhooks } from './routes/upstream-webhooks';
+import { registerMediaRoutes } from './routes/media';
+import { registerVideoUploadRoute, videoRoutes } from './routes/v1/videos';
+import { registerPhotoUploadRoute } from './routes/v1/shop-catalog';
+import { registerMessageMediaRoute } from './routes/v1/message-media';
 
 export interface GatewayOptions {
   /** How the gateway reaches core: in memory (--role all) or over HTTP. */
   transport: Transport;
   logger: Logger;
+  /** Where uploads are written and media URLs are read from. */
+  media: MediaStore;
+  /** Largest video upload accepted, in bytes (core may set a lower limit per track). */
+  maxUploadBytes: number;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number;
 }
@@ -62,10 +71,15 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   registerEnvelope(app, opts.transport);
   app.get('/healthz', async () => ({ status: 'ok' }));
   await registerUpstreamWebhooks(app, opts.transport);
+  registerMediaRoutes(app, { transport: opts.transport, media: opts.media });
   await app.register(
     async (v1) => {
       registerRpcRoutes(v1, v1Routes, opts.transport);
       registerEventStreamRoute(v1, { transport: opts.transport });
+      registerRpcRoutes(v1, videoRoutes, opts.transport);
+      await registerVideoUploadRoute(v1, { transport: opts.transport, media: opts.media, maxUploadBytes: opts.maxUploadBytes });
+      await registerPhotoUploadRoute(v1, { transport: opts.transport });
+      await registerMessageMediaRoute(v1, { transport: opts.transport });
     },
     { prefix: '/v1' },
   );

@@ -15,6 +15,11 @@ function invert<K extends string, V>(table: Record<K, V>): Map<V, K> {
 const trackNames = invert(TRACKS);
 const authorizationNames = invert(AUTHORIZATION_STATUSES);
 
+/** The track's name in JSON; a message without one (never sent by core) reads as the video track. */
+export function trackName(track: Seat['track']): SeatJson['track'] {
+  return trackNames.get(track) ?? 'video';
+}
+
 export function isoOrNull(t: Timestamp | undefined): string | null {
   return t ? timestampDate(t).toISOString() : null;
 }
@@ -28,7 +33,7 @@ export function seatJson(seat: Seat): SeatJson {
     id: seat.id,
     name: seat.name,
     platform: 'vplat',
-    track: trackNames.get(seat.track) ?? 'video',
+    track: trackName(seat.track),
     capabilityAccountId: seat.capabilityAccountId || null,
     accountUsername: seat.accountUsername || null,
     bound: seat.bound,

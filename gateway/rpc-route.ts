@@ -5,7 +5,7 @@
  */
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { Transport } from '@connectrpc/connect';
-import type { FastifyInstance, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AuthService } from '../gen/vps/auth/v1/auth_pb';
 import { Access } from '../gen/vps/options/v1/options_pb';
 import { accessOf, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../core/interceptors/access.interceptor';
@@ -36,6 +36,14 @@ declare module 'fastify' {
 }
 
 const FORWARDED_RESPONSE_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER, IDEMPOTENT_REPLAYED_HEADER];
+
+/** Core's response headers a caller sees: its rate limit and whether a response was replayed. */
+export function forwardResponseHeaders(from: Headers, reply: FastifyReply): void {
+  for (const name of FORWARDED_RESPONSE_HEADERS) {
+    const value = from.get(name);
+    if (value !== null) void reply.header(name, value);
+  }
+}
 
 /** Headers a gateway passes to core: the caller's credential and the request id, if printable. */
 export function forwardedHeaders(req: FastifyRequest): Headers {
@@ -109,10 +117,7 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
           throw new ApiError(2001, invalid);
         }
         const res = await transport.unary(route.rpc, undefined, undefined, forwardedHeaders(req), route.toRequest(req));
-        for (const name of FORWARDED_RESPONSE_HEADERS) {
-          const value = res.header.get(name);
-          if (value !== null) void reply.header(name, value);
-        }
+        forwardResponseHeaders(res.header, reply);
         return { code: 0, message: 'ok', data: route.toData(res.message) };
       },
     });

@@ -45,6 +45,11 @@ export async function buildSandboxApp(ctx: SandboxContext): Promise<FastifyInsta
   await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 20 } });
 
+  const hanging = new WeakMap<object, number>();
+  app.addHook('preHandler', async (request) => {
+    const hangMs = hanging.get(request);
+    if (hangMs !== undefined) await new Promise((resolve) => setTimeout(resolve, hangMs));
+  });
   app.addHook('onRequest', async (request, reply) => {
     if (!isOfficialPath(request.url)) return;
     const platform = platformOf(request.url);
@@ -53,8 +58,10 @@ export async function buildSandboxApp(ctx: SandboxContext): Promise<FastifyInsta
     const errors = platform === 'shop' ? SHOP : BUSINESS;
     switch (fault.kind) {
       case 'hang':
-        // A slow platform still does the work: the call is processed after the wait.
-        await new Promise((resolve) => setTimeout(resolve, fault.hangMs));
+        // A slow platform still does the work: the call is processed after the wait, even when
+        // the caller gave up meanwhile. The wait is taken once the body has arrived (preHandler),
+        // since a closed connection cannot deliver it later.
+        hanging.set(request, fault.hangMs);
         return;
       case 'server_error':
         throw errors.system();

@@ -2,6 +2,7 @@
  * What every part of the emulator shares: its clock, accounts, tokens, faults and webhook pusher,
  * and the helpers that declare an official route with the official auth and error handling.
  */
+import type { CallJournal } from './journal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger';
 import type { Account, AccountRegistry } from './accounts';
@@ -42,6 +43,8 @@ export interface SandboxContext {
   webhooks: WebhookPusher;
   posts: PostStore;
   outcomes: OutcomeQueue;
+  /** The official calls answered for an account, for tests that count what the service sent. */
+  journal: CallJournal;
   logger: Logger;
   /** Where the emulator is reachable, for links it hands out (media download addresses). */
   baseUrl(): string;
@@ -119,8 +122,15 @@ export function officialRoute(
     url,
     handler: async (request, reply) => {
       const account = platform === 'shop' ? shopAccount(ctx, request) : businessAccount(ctx, request);
-      const data = await handler({ request, reply, account, ...paramsOf(request, platform) });
-      return reply.send(success(platform, data));
+      const entry = { platform, method, path: request.url.split('?')[0]!, openId: account.openId, at: new Date(ctx.clock.now()).toISOString() };
+      try {
+        const data = await handler({ request, reply, account, ...paramsOf(request, platform) });
+        ctx.journal.record({ ...entry, code: 0 });
+        return reply.send(success(platform, data));
+      } catch (err) {
+        ctx.journal.record({ ...entry, code: err instanceof OfficialError ? err.code : -1 });
+        throw err;
+      }
     },
   });
 }

@@ -154,5 +154,9 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
     });
 
     control.get('/_sandbox/webhooks/pushes', async () => ({ pushes: ctx.webhooks.history() }));
+    control.get('/_sandbox/calls', async (request) => {
+      const q = (request.query ?? {}) as { path?: string; openId?: string };
+      return { calls: ctx.journal.list({ path: typeof q.path === 'string' ? q.path : undefined, openId: typeof q.openId === 'string' ? q.openId : undefined }) };
+    });
   });
 }

@@ -11,6 +11,7 @@ import { SandboxClock } from './clock';
 import type { SandboxContext, SandboxSettings } from './context';
 import { FaultPlan } from './faults';
 import { OutcomeQueue } from './outcomes';
+import { CallJournal } from './journal';
 import { PostStore } from './posts';
 import { TokenMint } from './tokens';
 import { WebhookPusher } from './webhooks';
@@ -57,6 +58,7 @@ export async function startSandbox(opts: { host: string; port: number; logger: L
     }),
     posts: new PostStore(() => clock.now()),
     outcomes: new OutcomeQueue(),
+    journal: new CallJournal(),
     logger: opts.logger,
     baseUrl: () => baseUrl,
   };

@@ -2,3 +2,7 @@
 export { healthCheckWorkflow } from './health-check.workflow';
 export { tokenRefreshWorkflow } from './token-refresh.workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
+export { videoUploadWorkflow } from './video-upload.workflow';
+export { videoLifetimeWorkflow } from './video-lifetime.workflow';
+export { publishWorkflow } from './publish.workflow';
+export { precheckWorkflow } from './precheck.workflow';

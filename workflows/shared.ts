@@ -43,3 +43,84 @@ export interface WebhookDeliveryInput {
 /** delivered: a 2xx; gone: the receiver answered 410 and its endpoint was disabled; cancelled: the endpoint was deleted or disabled. */
 /** busy: the endpoint's concurrency limit is reached; the attempt did not happen and is tried again shortly. */
 export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'cancelled' | 'failed' | 'busy';
+
+export interface VideoUploadInput {
+  videoId: string;
+  /** Largest file accepted, in bytes. */
+  maxBytes: number;
+  /** Time allowed to fetch a remote source. */
+  fetchTimeoutMs: number;
+  /** Validity of a video track URL from the moment the record becomes available. */
+  urlTtlMs: number;
+}
+
+/** How an upload ended; the record holds the details. */
+export interface VideoUploadResult {
+  status: 'available' | 'failed' | 'expired';
+  failureReason?: string;
+}
+
+export interface VideoLifetimeInput {
+  videoId: string;
+  /** Epoch ms at which the record expires and its file is removed. */
+  expiresAtMs: number;
+}
+
+/** Sent by a soft delete: the lifetime ends now. */
+export const VIDEO_LIFETIME_END_SIGNAL = 'end';
+
+/** How a publish workflow paces itself; configuration, passed in so tests can shorten it. */
+export interface PublishTimings {
+  /** Pause between status polls, and how many polls at that pace. */
+  pollIntervalMs: number;
+  pollAttempts: number;
+  /** The slower polls after those; after the last the outcome is unconfirmed. */
+  slowPollScheduleMs: number[];
+  /** After publish_complete, how long to wait for the post id. */
+  postIdWaitMs: number;
+  /** Bounds one official submit call (a little over the upstream client's own timeout). */
+  submitTimeoutMs: number;
+  /** First pause before a submit refused by a transient failure is tried again (5 tries in all). */
+  submitRetryInitialMs: number;
+}
+
+export interface PublishInput extends PublishTimings {
+  recordId: string;
+  /** The shop has no list of a creator's posts to reconcile with, and no post id to wait for. */
+  track: 'video' | 'shop';
+}
+
+/** The normalized statuses (core/db/schema/media.ts), restated as a type the workflow bundle can hold. */
+export type PublishStatusValue =
+  | 'submitted'
+  | 'publish_processing'
+  | 'publish_complete'
+  | 'publish_failed'
+  | 'publish_draft_inbox'
+  | 'service_error'
+  | 'publish_unconfirmed';
+
+/** Statuses no poll can change: a workflow stops following the record there. */
+export const TERMINAL_PUBLISH_STATUSES: readonly PublishStatusValue[] = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error', 'publish_unconfirmed'];
+
+/** What one activity step learned of a publish. */
+export interface PublishStep {
+  status: PublishStatusValue;
+  /** Whether the post id is known (publish_complete only). */
+  hasPostId: boolean;
+}
+
+export interface SubmitResult {
+  step: PublishStep;
+  /** The submit may or may not have reached the platform (a timeout, or an earlier try that died): never send again, reconcile. */
+  outcomeUnknown: boolean;
+}
+
+export interface PrecheckInput {
+  precheckId: string;
+  /** Pause between polls of the result, and how many before the pre-check ends as service_error. */
+  pollIntervalMs: number;
+  pollAttempts: number;
+}
+
+export type PrecheckOutcome = 'passed' | 'failed' | 'service_error';

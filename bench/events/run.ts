@@ -12,37 +12,16 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import postgres from 'postgres';
 import { request } from 'undici';
-import { SealedBox } from '../../core/crypto/sealed-box';
-import { openDatabase } from '../../core/db/client';
-import * as seatsRepo from '../../core/db/repositories/seats';
-import * as tenancy from '../../core/db/repositories/tenancy';
-import { generateApiKey } from '../../core/crypto/api-keys';
-import { freePort, startTemporalDevServer } from '../../core/embedded/temporal-dev-server';
-import { EventHub } from '../../core/events/event-hub';
 import { pushSignature } from '../../core/events/push-signature';
-import { EventRecorder } from '../../core/events/recorder';
-import { watchEvents } from '../../core/events/watch-events';
 import { insertEndpoint } from '../../core/db/repositories/webhook-endpoints';
-import { createLogger } from '../../core/logger';
-import { createInProcessTransport } from '../../core/in-process-transport';
-import { createCore } from '../../core/router';
-import { connectTemporalClient } from '../../core/temporal/connection';
-import { startWorker } from '../../core/temporal/worker';
 import { createUpstream } from '../../core/upstream';
 import { SANDBOX_APP } from '../../core/upstream/settings';
-import { buildApp } from '../../gateway/app';
+import { createBenchTenant, envInt, inBatches, percentile, startBenchStack, waitUntil } from '../harness';
 
-const N = Number(process.env.BENCH_EVENTS ?? 200);
-const M = Number(process.env.BENCH_ENDPOINTS ?? 3);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
-const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
+const N = envInt('BENCH_EVENTS', 200);
+const M = envInt('BENCH_ENDPOINTS', 3);
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 10);
 
 /** Loopback receivers that note when each event id arrived. */
 async function startReceivers(count: number) {
@@ -79,116 +58,35 @@ async function startReceivers(count: number) {
   };
 }
 
-async function inBatches<T>(items: T[], concurrency: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await run(items[next++]!);
-    }),
-  );
-}
-
-async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for deliveries');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function main() {
-  const logger = createLogger('warn', 'bench');
-  const dbName = `vps_bench_events_${Date.now()}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
-  await admin.unsafe(`create database ${dbName}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${dbName}`;
-  const dev = await startTemporalDevServer({ port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  // The events benchmark calls no official API and publishes nothing.
+  const upstream = createUpstream({
+    vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
+    shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
+    timeouts: { connectMs: 1_000, totalMs: 1_000 },
+  });
   const receivers = await startReceivers(M);
-  const closers: Array<() => Promise<unknown>> = [() => receivers.close(), () => dev.stop()];
+  const closers: Array<() => Promise<unknown>> = [() => receivers.close(), () => upstream.close()];
   try {
-    const database = await openDatabase({ url: url.toString(), dataDir: '.data', poolSize: 10 });
-    closers.unshift(() => database.close());
-    const temporal = await connectTemporalClient({ address: dev.address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
-    closers.unshift(() => temporal.close());
-    const taskQueue = 'bench-events';
-    const events = new EventRecorder({ db: database.db, temporalClient: async () => temporal.client, delivery: { taskQueue, retryScheduleMs: [1_000], attemptTimeoutMs: 5_000 } });
-    const hub = new EventHub({ listen: database.listen, logger });
-    closers.unshift(() => hub.close());
-    const sealedBox = new SealedBox(randomBytes(32));
-    const core = createCore({
-      db: database.db,
-      logger,
-      sealedBox,
-      adminToken: undefined,
-      ratePerMinute: 1_000_000_000,
-      allowInsecureWebhookUrls: true,
-      temporalClient: async () => temporal.client,
-      taskQueue,
-      tokenRefresh: { marginSeconds: 3_600, minIntervalMs: 60_000 },
-      events,
-      vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
-      secretGraceMs: 86_400_000,
-      watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: 15_000 }, principal, req, signal),
-    });
-    const app = await buildApp({ transport: createInProcessTransport(core), logger });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    closers.unshift(() => app.close());
-    const gateway = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const upstream = createUpstream({
-      vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
-      shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
-      timeouts: { connectMs: 1_000, totalMs: 1_000 },
-    });
-    closers.unshift(() => upstream.close());
-    const worker = await startWorker({
-      settings: { address: dev.address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false },
-      taskQueue,
-      db: database.db,
-      sealedBox,
+    const stack = await startBenchStack({
+      name: 'events',
       upstream,
-      events,
+      delivery: { retryScheduleMs: [1_000], attemptTimeoutMs: 5_000 },
+      publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
       allowInsecureWebhookUrls: true,
-      disableEndpointAfterMs: 432_000_000,
       maxInFlightPerEndpoint: 50,
-      logger,
-      shutdownGraceMs: 1_000,
     });
-    closers.unshift(() => worker.stop());
+    closers.unshift(() => stack.close());
+    const { gateway, temporal } = stack;
 
     // One customer, a bound video seat, M endpoints subscribed to everything, an API key for SSE.
-    const customer = await tenancy.insertCustomer(database.db, { name: 'Bench', seatQuota: 1, planExpiresAt: null });
-    const user = await tenancy.insertUser(database.db, { customerId: customer.id, email: 'bench@example.com', name: 'Bench' });
-    const key = generateApiKey();
-    await tenancy.insertApiKey(database.db, { customerId: customer.id, userId: user!.id, name: 'bench', prefix: key.prefix, keyHash: key.hash });
-    const seat = await seatsRepo.insertSeat(database.db, { customerId: customer.id, name: 'bench', track: 'video' });
-    await seatsRepo.bindSeat(database.db, seat.id, { accountId: 'bench-account', accountUsername: 'bench', credentialsSealed: 'x', accessTokenExpiresAt: null, refreshTokenExpiresAt: null });
+    const tenant = await createBenchTenant(stack, { id: 'bench-account', username: 'bench', accessToken: 'unused' });
     const signingKey = createHash('sha256').update('bench-secret').digest('hex');
-    for (const endpointUrl of receivers.urls) await insertEndpoint(database.db, { customerId: customer.id, url: endpointUrl, eventTypes: ['*'], signingKey });
+    for (const endpointUrl of receivers.urls) await insertEndpoint(stack.db, { customerId: tenant.customerId, url: endpointUrl, eventTypes: ['*'], signingKey });
 
     // An SSE client: arrival time of every event it streams.
     const sseArrivals = new Map<string, number>();
-    const sseAbort = new AbortController();
-    const sse = await fetch(`${gateway}/v1/events/stream`, { headers: { authorization: `Bearer ${key.plaintext}` }, signal: sseAbort.signal });
-    if (!sse.ok || !sse.body) throw new Error(`SSE stream refused: HTTP ${sse.status}`);
-    void (async () => {
-      const decoder = new TextDecoder();
-      let buffer = '';
-      try {
-        for await (const chunk of sse.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let at: number;
-          while ((at = buffer.indexOf('\n\n')) >= 0) {
-            const frame = buffer.slice(0, at);
-            buffer = buffer.slice(at + 2);
-            const id = /^id: (.+)$/m.exec(frame)?.[1];
-            if (id) sseArrivals.set(id, Date.now());
-          }
-        }
-      } catch {
-        // The stream ends when the benchmark aborts it.
-      }
-    })();
+    await stack.streamEvents(tenant.apiKey, (event, at) => sseArrivals.set(event.id, at));
 
     const sentAt = new Map<string, number>();
     const push = async (i: number) => {
@@ -212,7 +110,7 @@ async function main() {
 
     // Warm-up: JIT, connection pools, the worker's workflow cache.
     await inBatches([...Array(20).keys()], CONCURRENCY, push);
-    await waitUntil(() => receivers.total() >= 20 * M, 60_000);
+    await waitUntil(() => receivers.total() >= 20 * M, 60_000, 'the warm-up deliveries');
     receivers.reset();
     sentAt.clear();
     sseArrivals.clear();
@@ -220,10 +118,9 @@ async function main() {
     const started = Date.now();
     await inBatches([...Array(N).keys()], CONCURRENCY, push);
     const ingestSeconds = (Date.now() - started) / 1000;
-    await waitUntil(() => receivers.total() >= N * M, 300_000);
+    await waitUntil(() => receivers.total() >= N * M, 300_000, 'the deliveries');
     const pathSeconds = (Date.now() - started) / 1000;
-    await waitUntil(() => sseArrivals.size >= N, 30_000);
-    sseAbort.abort();
+    await waitUntil(() => sseArrivals.size >= N, 30_000, 'the SSE events');
 
     const pushLatency: number[] = [];
     for (const [id, sent] of sentAt) for (const at of receivers.arrivals.get(id) ?? []) pushLatency.push(at - sent);
@@ -242,16 +139,16 @@ async function main() {
     // Temporal actions per delivery, from a sample of histories: starts, activities, timers.
     let actions = 0;
     let sampled = 0;
-    for await (const execution of temporal.client.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` })) {
-      const history = await temporal.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    for await (const execution of temporal.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` })) {
+      const history = await temporal.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
       for (const e of history.events ?? []) {
         if (e.workflowExecutionStartedEventAttributes || e.activityTaskScheduledEventAttributes || e.timerStartedEventAttributes) actions += 1;
       }
       if (++sampled >= 50) break;
     }
     if (process.env.BENCH_SHOW_HISTORY) {
-      for await (const execution of temporal.client.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` })) {
-        const history = await temporal.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+      for await (const execution of temporal.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` })) {
+        const history = await temporal.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
         console.log((history.events ?? []).map((e) => e.eventType).join(' '));
         break;
       }
@@ -268,9 +165,7 @@ async function main() {
     console.log(`ingestion to receipt, SSE:  p50 ${percentile(sseLatency, 50)} ms, p99 ${percentile(sseLatency, 99)} ms (${sseLatency.length} events)`);
     console.log(`Temporal actions per delivery (start + activities + timers, ${sampled} histories): ${(actions / Math.max(1, sampled)).toFixed(2)}`);
   } finally {
-    for (const close of closers) await close().catch(() => undefined);
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    for (const close of closers) await close().catch((err: unknown) => console.error('bench: cleanup failed:', err));
   }
 }
 

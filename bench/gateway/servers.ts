@@ -17,12 +17,25 @@ import { createInProcessTransport } from '../../core/in-process-transport';
 import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { buildApp } from '../../gateway/app';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createUpstream } from '../../core/upstream';
+import { MediaStore } from '../../core/media/storage';
+import { TokenSigner } from '../../core/media/signed-tokens';
 
 async function main() {
   const url = process.env.BENCH_DATABASE_URL!;
   const customerId = process.env.BENCH_CUSTOMER_ID!;
   const logger = createLogger('warn', 'bench');
   const database = await openDatabase({ url, dataDir: '.data', poolSize: 10, migrate: false });
+  // The seat benchmark calls no official API and stores no media.
+  const upstream = createUpstream({
+    vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
+    shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
+    timeouts: { connectMs: 1_000, totalMs: 1_000 },
+  });
+  const media = new MediaStore(mkdtempSync(path.join(os.tmpdir(), 'vps-bench-media-')));
   const core = createCore({
     db: database.db,
     logger,
@@ -45,12 +58,20 @@ async function main() {
     watchEvents: () => {
       throw new Error('not used by the benchmark');
     },
+    upstream,
+    media,
+    signer: new TokenSigner(randomBytes(32)),
+    publicUrl: 'http://127.0.0.1',
+    videos: { maxBytes: 1024, urlTtlMs: 60_000, uploadWaitMs: 1_000, remoteTimeoutMs: 1_000 },
+    publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
+    allowInsecureSourceUrls: false,
+    shop: { productCacheTtlMs: 60_000, precheck: { dailyQuota: 50, pollIntervalMs: 1_000, pollAttempts: 1 } },
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
 
-  const inMemory = await buildApp({ transport: createInProcessTransport(core), logger });
+  const inMemory = await buildApp({ transport: createInProcessTransport(core), logger, media, maxUploadBytes: 1024 });
   await inMemory.listen({ host: '127.0.0.1', port: 0 });
-  const overHttp = await buildApp({ transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }), logger });
+  const overHttp = await buildApp({ transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }), logger, media, maxUploadBytes: 1024 });
   await overHttp.listen({ host: '127.0.0.1', port: 0 });
 
   // Baseline: the same query the seat repository runs, straight from a route, same pool size.

@@ -45,6 +45,14 @@ export function officialSourceKey(webhook: OfficialWebhook): string {
   return `vplat:${createHash('sha256').update(`${webhook.event}\n${webhook.user_openid}\n${webhook.content}`).digest('hex')}`;
 }
 
+/**
+ * A business message is logged once, whichever reports it first: the platform's im_send_msg push,
+ * or the service itself after a send through the API (when no webhook is subscribed, the only one).
+ */
+export function messageSentKey(messageId: string): string {
+  return `message-sent:${messageId}`;
+}
+
 export function normalizeOfficial(webhook: OfficialWebhook, content: Record<string, unknown>): NormalizedEvent | undefined {
   const type = typeOf(webhook.event, content);
   if (!type) return undefined;
@@ -52,5 +60,6 @@ export function normalizeOfficial(webhook: OfficialWebhook, content: Record<stri
   // The spec: parent_comment_id is the number 0 for a top-level comment.
   if (webhook.event === 'comment.update' && (data.comment_type !== 'reply' || data.parent_comment_id === undefined)) data.parent_comment_id = 0;
   const stamp = typeof content.timestamp === 'number' ? content.timestamp : webhook.create_time * 1000;
-  return { type, event: webhook.event, occurredAt: new Date(stamp), data, sourceKey: officialSourceKey(webhook) };
+  const sentId = webhook.event === 'im_send_msg' && typeof content.message_id === 'string' && content.message_id ? content.message_id : undefined;
+  return { type, event: webhook.event, occurredAt: new Date(stamp), data, sourceKey: sentId ? messageSentKey(sentId) : officialSourceKey(webhook) };
 }

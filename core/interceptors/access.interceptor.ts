@@ -52,6 +52,8 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
     }
     // The method verifies the platform's signature itself; there is no caller credential to check.
     if (declared === Access.UPSTREAM_SIGNED) return next(req);
+    // The method checks the signed token it was given (an upload ticket, a media URL).
+    if (declared === Access.SIGNED_TOKEN) return next(req);
     if (declared !== Access.READ && declared !== Access.WRITE) {
       throw new Error(`${req.method.parent.typeName}.${req.method.name} declares no access class`);
     }

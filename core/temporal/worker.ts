@@ -6,6 +6,7 @@ import type { Db } from '../db/client';
 import type { EventRecorder } from '../events/recorder';
 import type { Upstream } from '../upstream';
 import type { Logger } from '../logger';
+import type { MediaStore } from '../media/storage';
 import { temporalTls, type TemporalSettings } from './connection';
 
 export interface RunningWorker {
@@ -46,6 +47,8 @@ export async function startWorker(opts: {
   allowInsecureWebhookUrls: boolean;
   disableEndpointAfterMs: number;
   maxInFlightPerEndpoint: number;
+  media: MediaStore;
+  allowInsecureSourceUrls: boolean;
   logger: Logger;
   shutdownGraceMs: number;
   /** How long a workflow waits for the worker that ran it last before any worker may take it. */
@@ -73,6 +76,8 @@ export async function startWorker(opts: {
       allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
       disableEndpointAfterMs: opts.disableEndpointAfterMs,
       maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint,
+      media: opts.media,
+      allowInsecureSourceUrls: opts.allowInsecureSourceUrls,
       logger: opts.logger,
     }),
     // The default of 0 would cancel in-flight activities on every deploy.

@@ -11,4 +11,12 @@ export const workflowIds = {
   delivery: (eventId: string, endpointId: string) => `deliver-${eventId}-${endpointId}`,
   /** Each redelivery is a run of its own. */
   redelivery: (eventId: string, endpointId: string, deliveryId: string) => `deliver-${eventId}-${endpointId}-${deliveryId}`,
+  /** The fetch or shop hand-off of one library record. */
+  videoUpload: (videoId: string) => `upload-${videoId}`,
+  /** The 7-day lifetime of one video track record. */
+  videoLifetime: (videoId: string) => `video-expiry-${videoId}`,
+  /** One per publish record: the record id is the idempotency key of the submit. */
+  publish: (recordId: string) => `publish-${recordId}`,
+  /** One per pre-check record. */
+  precheck: (precheckId: string) => `precheck-${precheckId}`,
 };

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifySchema } from 'fastify';
 
 /** ISO 8601 UTC timestamp, or null when the moment has not happened. */
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
@@ -16,4 +17,9 @@ export function okEnvelope<T extends TSchema>(data: T) {
 /** Every list answers `data.items`, so one client helper reads them all. */
 export function listOf<T extends TSchema>(item: T) {
   return Type.Object({ items: Type.Array(item) });
+}
+
+/** OpenAPI's flag for the spec's deprecated routes, which Fastify's schema type does not name. */
+export function deprecated(schema: FastifySchema): FastifySchema {
+  return { ...schema, deprecated: true } as FastifySchema;
 }

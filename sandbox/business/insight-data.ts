@@ -82,33 +82,8 @@ export const VIDEO_FIELDS = [
   'engagement_likes',
 ] as const;
 
-export const BUSINESS_CATEGORIES = [
-  'ART_AND_CRAFTS',
-  'AUTOMOTIVE_AND_TRANSPORTATION',
-  'BABY',
-  'BEAUTY',
-  'CLOTHING_AND_ACCESSORIES',
-  'EDUCATION_AND_TRAINING',
-  'ELECTRONICS',
-  'FINANCE_AND_INVESTING',
-  'FOOD_AND_BEVERAGE',
-  'GAMING',
-  'HEALTH_AND_WELLNESS',
-  'HOME_FURNITURE_AND_APPLIANCES',
-  'MACHINERY_AND_EQUIPMENT',
-  'MEDIA_AND_ENTERTAINMENT',
-  'PERSONAL_BLOG',
-  'PETS',
-  'PROFESSIONAL_SERVICES',
-  'PUBLIC_ADMINISTRATION',
-  'REAL_ESTATE',
-  'RESTAURANTS_AND_BARS',
-  'SHOPPING_AND_RETAIL',
-  'SOFTWARE_AND_APPS',
-  'SPORTS_FITNESS_AND_OUTDOORS',
-  'TRAVEL_AND_TOURISM',
-  'OTHERS',
-] as const;
+/** The official 25 categories, as the service keeps them: one list for both sides of the wire. */
+export { BUSINESS_CATEGORIES } from '../../core/upstream/vplat/insights';
 
 const round = (n: number, digits = 4) => Number(n.toFixed(digits));
 

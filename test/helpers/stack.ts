@@ -22,6 +22,16 @@ import { SANDBOX_APP } from '../../core/upstream/settings';
 import { EventHub } from '../../core/events/event-hub';
 import { EventRecorder } from '../../core/events/recorder';
 import { watchEvents } from '../../core/events/watch-events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createUpstream } from '../../core/upstream';
+import { MediaStore } from '../../core/media/storage';
+import { TokenSigner } from '../../core/media/signed-tokens';
+import { freePort } from '../../core/embedded/temporal-dev-server';
+import type { VideoSettings } from '../../core/services/video.service';
+import type { PublishSettings } from '../../core/services/publish.service';
+import type { PrecheckSettings } from '../../core/services/precheck.service';
 
 export type TransportKind = 'in-memory' | 'http';
 
@@ -32,11 +42,29 @@ export interface Stack {
   admin: ConnectClient<typeof AdminService>;
   database: Database;
   sealedBox: SealedBox;
+  /** The key behind sealedBox, for a worker the test runs as a separate process. */
+  encryptionKey: Buffer;
   events: EventRecorder;
+  /** The media store the gateway, core and the stack's workers share (a temporary folder). */
+  media: MediaStore;
   /** Settings of the worker the test starts with startStackWorker. */
-  workerSettings: { allowInsecureWebhookUrls: boolean; disableEndpointAfterMs: number; maxInFlightPerEndpoint: number };
+  workerSettings: { allowInsecureWebhookUrls: boolean; disableEndpointAfterMs: number; maxInFlightPerEndpoint: number; allowInsecureSourceUrls: boolean };
   close(): Promise<void>;
 }
+
+/** Uploads and publishing on a test's time scale: polls every 100 ms, short waits. */
+export const TEST_VIDEOS: VideoSettings = { maxBytes: 64 * 1024 * 1024, urlTtlMs: 604_800_000, uploadWaitMs: 20_000, remoteTimeoutMs: 10_000 };
+export const TEST_PUBLISHING: PublishSettings = {
+  pollIntervalMs: 100,
+  pollAttempts: 30,
+  slowPollScheduleMs: [200, 400],
+  postIdWaitMs: 5_000,
+  submitTimeoutMs: 10_000,
+  submitRetryInitialMs: 100,
+  submitWaitMs: 5_000,
+};
+
+export const TEST_PRECHECK: PrecheckSettings = { dailyQuota: 50, pollIntervalMs: 100, pollAttempts: 50 };
 
 /** Webhook retries in seconds instead of days. */
 export const TEST_DELIVERY = { retryScheduleMs: [200, 400, 800], attemptTimeoutMs: 2_000 };
@@ -53,12 +81,17 @@ export async function startStack(
     secretGraceMs?: number;
     disableEndpointAfterMs?: number;
     maxInFlightPerEndpoint?: number;
+    /** The official APIs core calls while a caller waits; by default nothing answers. */
+    upstream?: Upstream;
+    videos?: Partial<VideoSettings>;
+    publishing?: Partial<PublishSettings>;
+    allowInsecureSourceUrls?: boolean;
+    shop?: Partial<{ productCacheTtlMs: number; precheck: Partial<PrecheckSettings> }>;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
   const database = await openDatabase({ url: requiredEnv('TEST_DATABASE_URL'), dataDir: '.data', poolSize: 5, migrate: false });
   const adminToken = `test-admin-${randomBytes(16).toString('hex')}`;
-  const sealedBox = new SealedBox(randomBytes(32));
   let temporal: Promise<{ client: Client; close(): Promise<void> }> | undefined;
   const temporalClient = async () => {
     temporal ??= connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
@@ -67,6 +100,19 @@ export async function startStack(
   const taskQueue = opts.taskQueue ?? 'vps-test';
   const events = new EventRecorder({ db: database.db, temporalClient, delivery: { taskQueue, ...(opts.delivery ?? TEST_DELIVERY) } });
   const hub = new EventHub({ listen: database.listen, logger });
+  const encryptionKey = randomBytes(32);
+  const sealedBox = new SealedBox(encryptionKey);
+  const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'vps-media-'));
+  const media = new MediaStore(mediaDir);
+  const unreachable = opts.upstream
+    ? undefined
+    : createUpstream({
+        vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
+        shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
+        timeouts: { connectMs: 500, totalMs: 1_000 },
+      });
+  // Media URLs name the gateway's origin, so its port is chosen before core is built.
+  const gatewayPort = await freePort();
   const core = createCore({
     db: database.db,
     logger,
@@ -81,16 +127,23 @@ export async function startStack(
     vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
     secretGraceMs: opts.secretGraceMs ?? 86_400_000,
     watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: opts.sseHeartbeatMs ?? 15_000 }, principal, req, signal),
+    upstream: opts.upstream ?? unreachable!,
+    media,
+    signer: new TokenSigner(encryptionKey),
+    publicUrl: `http://127.0.0.1:${gatewayPort}`,
+    videos: { ...TEST_VIDEOS, ...opts.videos },
+    publishing: { ...TEST_PUBLISHING, ...opts.publishing },
+    allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
+    shop: { productCacheTtlMs: opts.shop?.productCacheTtlMs ?? 60_000, precheck: { ...TEST_PRECHECK, ...opts.shop?.precheck } },
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
   const transport: Transport =
     opts.transport === 'http'
       ? createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true })
       : createInProcessTransport(core);
-  const app = await buildApp({ transport, logger });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const app = await buildApp({ transport, logger, media, maxUploadBytes: opts.videos?.maxBytes ?? TEST_VIDEOS.maxBytes });
+  await app.listen({ host: '127.0.0.1', port: gatewayPort });
+  const port = gatewayPort;
   const adminTransport = createConnectTransport({
     baseUrl: coreServer.url,
     httpVersion: '1.1',
@@ -108,9 +161,14 @@ export async function startStack(
     admin: createClient(AdminService, adminTransport),
     database,
     sealedBox,
+    encryptionKey,
     events,
-    workerSettings: { allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false, disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000,
+    media,
+    workerSettings: {
+      allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
+      disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000,
       maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint ?? 10,
+      allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
     },
     async close() {
       await app.close();
@@ -118,6 +176,8 @@ export async function startStack(
       await hub.close();
       if (temporal) await (await temporal).close();
       await database.close();
+      await unreachable?.close();
+      rmSync(mediaDir, { recursive: true, force: true });
     },
   };
 }
@@ -134,6 +194,8 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     allowInsecureWebhookUrls: stack.workerSettings.allowInsecureWebhookUrls,
     disableEndpointAfterMs: stack.workerSettings.disableEndpointAfterMs,
     maxInFlightPerEndpoint: stack.workerSettings.maxInFlightPerEndpoint,
+    media: stack.media,
+    allowInsecureSourceUrls: stack.workerSettings.allowInsecureSourceUrls,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
     shutdownGraceMs: 1_000,
     // A stopped worker's workflows move to the next worker quickly, as the restart tests need.

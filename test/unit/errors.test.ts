@@ -108,3 +108,10 @@ describe('logged errors', () => {
     expect(logged).toMatchObject({ message: 'boom', type: 'Error' });
   });
 });
+
+describe('envelope data across Connect', () => {
+  it('carries data that echoes a caller\'s non-ASCII text', () => {
+    const err = new ApiError(1007, 'account: € is not bound', { data: { field: 'account', account: '€ ü 😀' } });
+    expect(renderConnectError(err.toConnectError())).toMatchObject({ code: 1007, data: { field: 'account', account: '€ ü 😀' } });
+  });
+});

@@ -35,6 +35,28 @@ export async function insertSeat(db: Executor, input: { customerId: string; name
   return row!;
 }
 
+/**
+ * The caller's seat that holds an account, named by its account id or, where the platform has
+ * one, its username; on one track, or on either when the caller's purpose does not fix the track.
+ * Undefined when none of the caller's seats holds it.
+ */
+export async function findCustomerSeatByAccount(db: Executor, customerId: string, account: string, track?: SeatTrack): Promise<SeatRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(seats)
+    .where(
+      and(
+        eq(seats.customerId, customerId),
+        isNotNull(seats.accountId),
+        track ? eq(seats.track, track) : undefined,
+        or(eq(seats.accountId, account), eq(seats.accountUsername, account)),
+      ),
+    )
+    .orderBy(asc(seats.id))
+    .limit(1);
+  return row;
+}
+
 export async function findSeatByAccount(db: Executor, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
   const [row] = await db
     .select()

@@ -4,3 +4,4 @@ export * from './rate-limits';
 export * from './webhooks';
 export * from './events';
 export * from './idempotency';
+export * from './media';

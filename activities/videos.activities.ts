@@ -1,0 +1,197 @@
+/**
+ * The side effects of the video library: fetching a remote source into the media store (streamed,
+ * capped, guarded against private addresses at every hop), handing a stored file to the shop's
+ * upload API, and the status changes the upload and lifetime workflows make. A refusal that
+ * retrying cannot change (4xx, too large, not a video, refused address) is a non-retryable
+ * failure whose message is the record's failure reason; network errors and 5xx are retried.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { ActivityDeps } from '.';
+import { findSeat } from '../core/db/repositories/seats';
+import { clearStorageKey, expireVideo, findVideo, transitionVideo } from '../core/db/repositories/videos';
+import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
+import { MediaTooLargeError } from '../core/media/storage';
+import { probeStoredVideo } from '../core/media/probe';
+import { publicOnlyLookup, refuseUnsafeUrl } from '../core/net/address-policy';
+import { openCredentials } from '../core/upstream/credentials';
+import { uploadVideoFile } from '../core/upstream/shop/content';
+import { videoFormat } from '../sandbox/media';
+import { asActivityFailure } from './upstream-failure';
+
+/** Redirects followed at most; each target is checked like the first URL. */
+export const MAX_REDIRECTS = 5;
+/** Failure type of a source the service will not take; the message is the record's failure reason. */
+export const VIDEO_REJECTED = 'video.rejected';
+/** Failure type of a source that may answer later (5xx, network); retried by the workflow's policy. */
+export const VIDEO_SOURCE_UNAVAILABLE = 'video.source_unavailable';
+/** Heartbeats go out at least this often while a transfer runs, even when no bytes arrive. */
+const HEARTBEAT_EVERY_MS = 5_000;
+/** A 100 MB hand-off to the shop over a slow link. */
+const SHOP_UPLOAD_TIMEOUT_MS = 10 * 60_000;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const rejected = (reason: string) => ApplicationFailure.nonRetryable(reason, VIDEO_REJECTED);
+
+export function createVideoActivities(deps: ActivityDeps) {
+  // One agent per worker. Unless insecure sources are allowed (local development), every
+  // connection's resolved address is checked at connect time, so DNS re-pointed to a private
+  // address after the URL was checked is still refused.
+  const agent = new Agent(deps.allowInsecureSourceUrls ? {} : { connect: { lookup: publicOnlyLookup } });
+
+  /** The response of the URL after following redirects by hand, each hop checked again. */
+  async function follow(url: string, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      const refusal = await refuseUnsafeUrl(current, { allowInsecure: deps.allowInsecureSourceUrls });
+      if (refusal) throw rejected(`sourceUrl ${hop === 0 ? '' : 'redirect '}refused: ${refusal}`);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(current, { method: 'GET', dispatcher: agent, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, headers: { 'user-agent': 'vps-media-fetch/1' } });
+      } catch (err) {
+        throw networkFailure(err);
+      }
+      const location = res.headers.location;
+      if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string') return res;
+      await res.body.dump();
+      if (hop >= MAX_REDIRECTS) throw rejected(`more than ${MAX_REDIRECTS} redirects`);
+      current = new URL(location, current).href;
+    }
+  }
+
+  return {
+    /** Where an upload starts: a remote record still needs its bytes; a direct upload has them. */
+    async prepareVideoUpload(input: { videoId: string }): Promise<{ track: 'video' | 'shop'; needsFetch: boolean; active: boolean }> {
+      const row = await findVideo(deps.db, input.videoId);
+      if (!row) throw rejected(`video ${input.videoId} does not exist`);
+      return { track: row.track, needsFetch: row.source === 'remote' && row.storageKey === null, active: row.status === 'processing' };
+    },
+
+    /** Streams the record's sourceUrl into the media store and checks it is a video. */
+    async fetchVideoSource(input: { videoId: string; maxBytes: number; timeoutMs: number }): Promise<{ stored: boolean }> {
+      const ctx = Context.current();
+      const row = await findVideo(deps.db, input.videoId);
+      if (!row?.sourceUrl || row.status !== 'processing') return { stored: false };
+      const signal = AbortSignal.any([ctx.cancellationSignal, AbortSignal.timeout(input.timeoutMs)]);
+      let done = 0;
+      const beat = setInterval(() => ctx.heartbeat({ bytes: done }), HEARTBEAT_EVERY_MS);
+      const key = storageKeyOf(row.id);
+      try {
+        const res = await follow(row.sourceUrl, signal, input.timeoutMs);
+        if (res.statusCode < 200 || res.statusCode > 299) {
+          await res.body.dump();
+          const reason = `sourceUrl answered HTTP ${res.statusCode}`;
+          // The source may recover from its own failure; a 4xx says the request is wrong.
+          throw res.statusCode >= 500 || res.statusCode === 429 ? ApplicationFailure.retryable(reason, VIDEO_SOURCE_UNAVAILABLE) : rejected(reason);
+        }
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > input.maxBytes) {
+          // Reads nothing more: the connection is dropped rather than drained.
+          await res.body.dump({ limit: 0 });
+          throw rejected(`file: larger than the limit of ${input.maxBytes} bytes (the source declares ${declared})`);
+        }
+        let stored;
+        try {
+          stored = await deps.media.write(key, res.body, {
+            maxBytes: input.maxBytes,
+            signal,
+            onProgress: (bytes) => {
+              done = bytes;
+            },
+          });
+        } catch (err) {
+          if (err instanceof MediaTooLargeError) throw rejected(`file: larger than the limit of ${input.maxBytes} bytes`);
+          throw networkFailure(err, signal);
+        }
+        const container = videoFormat(stored.head);
+        if (!container) {
+          await deps.media.remove(key);
+          throw rejected('file: is not a recognised video container (MP4, MOV, WEBM, …)');
+        }
+        const probe = await probeStoredVideo(deps.media, key, container, stored.sizeBytes);
+        const updated = await transitionVideo(deps.db, row.id, ['processing'], {
+          storageKey: key,
+          sizeBytes: stored.sizeBytes,
+          sha256: stored.sha256,
+          container,
+          ...(probe ? { details: { ...row.details, probe } } : {}),
+        });
+        // Deleted while the bytes arrived: keep nothing.
+        if (!updated) await deps.media.remove(key);
+        return { stored: updated !== undefined };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /** Uploads the stored file to the shop for a file id; the shop then holds the bytes, so ours go. */
+    async handOffToShop(input: { videoId: string }): Promise<{ fileId?: string }> {
+      const row = await findVideo(deps.db, input.videoId);
+      if (!row || row.status !== 'processing') return {};
+      if (!row.storageKey) throw rejected('the stored file is missing');
+      const seat = await findSeat(deps.db, row.seatId);
+      if (!seat?.accountId || !seat.credentialsSealed) throw rejected(`seat ${row.seatId} is no longer bound to an account`);
+      const { accessToken } = openCredentials(deps.sealedBox, seat.id, seat.credentialsSealed);
+      let fileId: string;
+      try {
+        const data = await uploadVideoFile(
+          deps.upstream.shop,
+          accessToken,
+          {
+            fileName: row.fileName ?? `${row.id}.${(row.container ?? 'mp4').toLowerCase()}`,
+            contentType: VIDEO_CONTENT_TYPES[row.container ?? ''] ?? 'application/octet-stream',
+            stream: deps.media.open(row.storageKey),
+            ...(row.sizeBytes !== null ? { size: row.sizeBytes } : {}),
+          },
+          { totalMs: SHOP_UPLOAD_TIMEOUT_MS },
+        );
+        fileId = data.video_file.id;
+      } catch (err) {
+        throw asActivityFailure(err);
+      }
+      // Removed before the record says available, so a reader never finds both.
+      await deps.media.remove(row.storageKey);
+      const updated = await transitionVideo(deps.db, row.id, ['processing'], { status: 'available', fileId, storageKey: null });
+      if (!updated) await clearStorageKey(deps.db, row.id);
+      return { fileId };
+    },
+
+    /** Video track: the URL is issued now and lives urlTtlMs; undefined when the record was deleted meanwhile. */
+    async makeVideoAvailable(input: { videoId: string; urlTtlMs: number }): Promise<{ expiresAtMs?: number }> {
+      const now = new Date();
+      const row = await transitionVideo(deps.db, input.videoId, ['processing'], {
+        status: 'available',
+        urlIssuedAt: now,
+        expiresAt: new Date(now.getTime() + input.urlTtlMs),
+      });
+      return row?.expiresAt ? { expiresAtMs: row.expiresAt.getTime() } : {};
+    },
+
+    /** The upload failed: the reason lands on the record, and no partial bytes stay behind. */
+    async failVideoUpload(input: { videoId: string; reason: string }): Promise<void> {
+      await deps.media.remove(storageKeyOf(input.videoId));
+      await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], { status: 'failed', failureReason: input.reason, storageKey: null });
+    },
+
+    /** The lifetime ended (or a delete ended it early): expired, and the bytes removed. */
+    async expireVideoFile(input: { videoId: string }): Promise<void> {
+      // The bytes go first, so whoever reads the record expired finds them gone; meanwhile the
+      // media route answers a missing file as not found.
+      await deps.media.remove(storageKeyOf(input.videoId));
+      await expireVideo(deps.db, input.videoId);
+      await clearStorageKey(deps.db, input.videoId);
+    },
+  };
+}
+
+/** A transfer that broke: refused addresses are final, everything else may work on a retry. */
+function networkFailure(err: unknown, signal?: AbortSignal): unknown {
+  if (err instanceof ApplicationFailure) return err;
+  const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
+  if (code === 'EADDRNOTPUBLIC') return rejected(`sourceUrl refused: ${(err as Error).message}`);
+  if (signal?.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
+    return ApplicationFailure.retryable('sourceUrl did not deliver the file in time', VIDEO_SOURCE_UNAVAILABLE);
+  }
+  return ApplicationFailure.retryable(`sourceUrl could not be fetched: ${(err as Error).message}`, VIDEO_SOURCE_UNAVAILABLE);
+}

@@ -1,0 +1,120 @@
+/**
+ * What changes a publish record, shared by the publish workflow's activities and by the status
+ * query that refreshes a record while its caller waits: reading the official status, applying a
+ * change once, and logging `vplat.publish.status_changed` for it.
+ */
+import type { SealedBox } from '../crypto/sealed-box';
+import type { Db } from '../db/client';
+import * as records from '../db/repositories/publish-records';
+import type { PublishRecordRow, PublishChange } from '../db/repositories/publish-records';
+import { findSeat } from '../db/repositories/seats';
+import { PLATFORM } from '../events/event-types';
+import type { EventRecorder } from '../events/recorder';
+import type { Upstream } from '../upstream';
+import { openCredentials } from '../upstream/credentials';
+import { getPublishStatus } from '../upstream/vplat/publishing';
+import { getVideoStatus } from '../upstream/shop/content';
+import { categoryOfOfficialReason, isTerminal, normalizeOfficialStatus } from './status';
+
+export interface PublishRecordDeps {
+  db: Db;
+  sealedBox: SealedBox;
+  upstream: Upstream;
+  events: EventRecorder;
+}
+
+/** The seat no longer holds the account the record was published to: its token cannot be used. */
+export class SeatUnavailableError extends Error {
+  constructor(readonly record: PublishRecordRow) {
+    super(`seat ${record.seatId} no longer holds account ${record.accountId}`);
+    this.name = 'SeatUnavailableError';
+  }
+}
+
+/** The access token of the seat that published the record, while it still holds that account. */
+export async function recordAccessToken(deps: Pick<PublishRecordDeps, 'db' | 'sealedBox'>, record: PublishRecordRow): Promise<string> {
+  const seat = await findSeat(deps.db, record.seatId);
+  if (!seat?.credentialsSealed || seat.accountId !== record.accountId) throw new SeatUnavailableError(record);
+  return openCredentials(deps.sealedBox, seat.id, seat.credentialsSealed).accessToken;
+}
+
+/**
+ * Applies a change to a record as read and logs the event it makes. The event is recorded first,
+ * under a key that names the new state, and the row written second: a crash between the two is
+ * repaired by the next refresh, which records the same event again (stored once) and writes the
+ * row. Returns the record as it now stands, whoever changed it.
+ */
+export async function applyChange(deps: Pick<PublishRecordDeps, 'db' | 'events'>, seen: PublishRecordRow, change: PublishChange): Promise<PublishRecordRow> {
+  const next = { ...seen, ...change };
+  const visible = next.status !== seen.status || next.postId !== seen.postId;
+  if (isTerminal(next.status) && !seen.completedAt) next.completedAt = new Date();
+  if (visible) await recordStatusEvent(deps.events, seen, next);
+  const written = await records.updateIfUnchanged(deps.db, seen, {
+    ...change,
+    ...(next.completedAt && !seen.completedAt ? { completedAt: next.completedAt } : {}),
+  });
+  return written ?? (await records.findPublishRecord(deps.db, seen.id)) ?? next;
+}
+
+async function recordStatusEvent(events: EventRecorder, before: PublishRecordRow, after: PublishRecordRow): Promise<void> {
+  await events.record({
+    customerId: after.customerId,
+    seatId: after.seatId,
+    platform: PLATFORM,
+    type: 'vplat.publish.status_changed',
+    event: 'publish.status_changed',
+    occurredAt: new Date(),
+    data: {
+      record_id: after.id,
+      track: after.track,
+      kind: after.kind,
+      account_id: after.accountId,
+      video_id: after.videoId,
+      share_id: after.shareId,
+      status: after.status,
+      previous_status: before.status,
+      official_status: after.officialStatus,
+      post_id: after.postId,
+      reason: after.reason,
+      reason_category: after.reasonCategory,
+      draft: after.draft,
+    },
+    sourceKey: `publish-status:${after.id}:${after.status}:${after.postId ?? ''}`,
+  });
+}
+
+/** The change the official status of a submitted record makes, if any. */
+export function changeFromOfficial(record: PublishRecordRow, official: { status: string; post_ids?: string[]; reason?: string }): PublishChange | undefined {
+  const status = normalizeOfficialStatus(official.status);
+  const postId = official.post_ids?.find((id) => id !== '') ?? record.postId;
+  if (status === record.status && postId === record.postId && official.status === record.officialStatus) return undefined;
+  const change: PublishChange = { status, officialStatus: official.status, postId };
+  if (status === 'publish_failed') {
+    change.reason = official.reason ?? 'the platform reported the publish as failed without a reason';
+    change.reasonCategory = categoryOfOfficialReason(change.reason);
+  }
+  return change;
+}
+
+/** The official status in one shape for both tracks: the shop reports no reason or post id. */
+async function officialStatus(deps: PublishRecordDeps, record: PublishRecordRow, accessToken: string, shareId: string): Promise<{ status: string; post_ids?: string[]; reason?: string }> {
+  if (record.track === 'shop') {
+    const { video } = await getVideoStatus(deps.upstream.shop, accessToken, shareId);
+    return { status: video.post_status, ...(video.post_status === 'FAIL' ? { reason: 'the shop reported the post as failed without a reason' } : {}) };
+  }
+  return getPublishStatus(deps.upstream.vplat, accessToken, { business_id: record.accountId, publish_id: shareId });
+}
+
+/**
+ * Reads the official status of a submitted record and applies what changed. Upstream failures
+ * propagate (as UpstreamError) for the caller to classify.
+ */
+export async function refreshFromPlatform(deps: PublishRecordDeps, record: PublishRecordRow): Promise<PublishRecordRow> {
+  if (!record.shareId) return record;
+  const accessToken = await recordAccessToken(deps, record);
+  const official = await officialStatus(deps, record, accessToken, record.shareId);
+  // A status the record already passed (a late or reordered answer) is not applied backwards.
+  if (isTerminal(record.status) && !(record.status === 'publish_complete' && !record.postId)) return record;
+  const change = changeFromOfficial(record, official);
+  return change ? applyChange(deps, record, change) : record;
+}

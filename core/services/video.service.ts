@@ -1,0 +1,338 @@
+/**
+ * The video library: records of uploaded videos per seat. A direct upload is split in two calls
+ * around the gateway's streaming of the file (BeginUpload authorizes and opens the record,
+ * CompleteUpload registers what was stored); a remote upload is a workflow. The video track yields
+ * a signed media URL valid for `urlTtlMs`, the shop track a file id from the shop's upload API.
+ */
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type {
+  BeginUploadRequest,
+  CompleteUploadRequest,
+  CreateRemoteUploadRequest,
+  DeleteVideoRequest,
+  GetVideoRequest,
+  ListVideosRequest,
+  OpenMediaRequest,
+  VideoService as VideoServiceDesc,
+} from '../../gen/vps/video/v1/video_pb';
+import { customerOf } from '../context';
+import type { Db } from '../db/client';
+import { findCustomerSeatByAccount, findSeat, type SeatRow } from '../db/repositories/seats';
+import {
+  clearStorageKey,
+  findVideo,
+  findVideoOfCustomer,
+  insertVideo,
+  listVideosOfCustomer,
+  softDeleteVideo,
+  transitionVideo,
+  type VideoRow,
+} from '../db/repositories/videos';
+import { VIDEO_STATUSES, type VideoStatus } from '../db/schema';
+import { ApiError, invalidField } from '../errors';
+import { newId } from '../ids';
+import { storageKeyOf, toVideo, VIDEO_CONTENT_TYPES } from '../mappers/videos';
+import type { MediaStore } from '../media/storage';
+import { probeStoredVideo } from '../media/probe';
+import type { TokenSigner } from '../media/signed-tokens';
+import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
+import { workflowIds } from '../temporal/workflow-ids';
+import { VIDEO_LIFETIME_END_SIGNAL, type VideoLifetimeInput, type VideoUploadInput } from '../../workflows/shared';
+
+export interface VideoSettings {
+  /** Largest video accepted, in bytes. */
+  maxBytes: number;
+  /** Validity of a video track URL; the record expires with it. */
+  urlTtlMs: number;
+  /** How long an upload request waits for the shop hand-off before answering processing. */
+  uploadWaitMs: number;
+  /** Time allowed to fetch a remote source. */
+  remoteTimeoutMs: number;
+}
+
+/** The shop's own limit for a video file (its upload API refuses larger ones). */
+export const SHOP_VIDEO_MAX_BYTES = 100 * 1024 * 1024;
+/** An upload ticket outlives the slowest upload we accept: 1 GiB at about 100 kbit/s. */
+export const UPLOAD_TICKET_TTL_MS = 24 * 3_600_000;
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+const MAX_FILE_NAME = 255;
+const MAX_ACCOUNT = 255;
+const VIDEO_ID = /^vid_[0-9a-z]{26}$/;
+
+export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
+  constructor(
+    readonly deps: {
+      db: Db;
+      media: MediaStore;
+      signer: TokenSigner;
+      publicUrl: string;
+      temporalClient: () => Promise<Client>;
+      taskQueue: string;
+      settings: VideoSettings;
+      allowInsecureSourceUrls: boolean;
+      resolve?: Resolver;
+    },
+  ) {}
+
+  private message(row: VideoRow) {
+    return toVideo(row, this.deps);
+  }
+
+  /** The largest file the seat's library takes. */
+  private maxBytesFor(track: SeatRow['track']): number {
+    return track === 'shop' ? Math.min(this.deps.settings.maxBytes, SHOP_VIDEO_MAX_BYTES) : this.deps.settings.maxBytes;
+  }
+
+  /**
+   * The seat an upload targets, named by id or by its bound account. An id that is unknown or
+   * another customer's is 1005; an account none of the caller's seats holds, or an unbound seat, 1007.
+   */
+  private async targetSeat(customerId: string, req: { seatId: string; account: string }): Promise<SeatRow> {
+    if (req.seatId && req.account) throw invalidField('seatId', 'give either seatId or account, not both');
+    if (!req.seatId && !req.account) throw invalidField('seatId', 'is required (or account)');
+    if (req.account) {
+      // Errors name the account in the message only: `data` travels as a header, which cannot carry every character.
+      if (req.account.length > MAX_ACCOUNT) throw invalidField('account', `must be at most ${MAX_ACCOUNT} characters`);
+      const seat = await findCustomerSeatByAccount(this.deps.db, customerId, req.account);
+      if (!seat) throw new ApiError(1007, `account ${req.account} is not bound to any of your seats`);
+      return seat;
+    }
+    const seat = await findSeat(this.deps.db, req.seatId);
+    if (!seat || seat.customerId !== customerId) throw new ApiError(1005, `seat ${req.seatId} does not exist`);
+    if (!seat.accountId) throw new ApiError(1007, `seat ${seat.id} is not bound to an account; bind it first`, { data: { seatId: seat.id } });
+    return seat;
+  }
+
+  async beginUpload(req: BeginUploadRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const seat = await this.targetSeat(customerId, req);
+    if (req.fileName.length > MAX_FILE_NAME) throw invalidField('file', `file name must be at most ${MAX_FILE_NAME} characters`);
+    if (req.fileName.includes('\u0000')) throw invalidField('file', 'file name must not contain the NUL character');
+    const id = newId('vid');
+    const row = await insertVideo(this.deps.db, {
+      id,
+      customerId,
+      seatId: seat.id,
+      track: seat.track,
+      status: 'uploading',
+      source: 'multipart',
+      fileName: req.fileName || null,
+    });
+    const expires = Math.floor((Date.now() + UPLOAD_TICKET_TTL_MS) / 1000);
+    return {
+      video: this.message(row),
+      storageKey: storageKeyOf(id),
+      maxBytes: BigInt(this.maxBytesFor(seat.track)),
+      ticket: this.deps.signer.ticket('upload', id, expires),
+    };
+  }
+
+  async completeUpload(req: CompleteUploadRequest) {
+    const id = this.deps.signer.openTicket('upload', req.ticket);
+    if (!id) throw new ApiError(1001, 'upload ticket invalid or expired');
+    const row = await findVideo(this.deps.db, id);
+    if (!row) throw new ApiError(1005, `video ${id} does not exist`);
+    const key = storageKeyOf(id);
+    if (row.status !== 'uploading') {
+      // Deleted while the bytes were arriving: nothing may keep them.
+      if (row.deletedAt) await this.deps.media.remove(key);
+      throw invalidField('ticket', `the upload of video ${id} is already complete (status ${row.status})`);
+    }
+    const refusal = req.failureReason || (req.container ? undefined : 'file: is not a recognised video container (MP4, MOV, WEBM, …)');
+    const stored = refusal ? undefined : await this.deps.media.size(key);
+    const reason = refusal ?? (stored === Number(req.sizeBytes) ? undefined : 'file: the stored file does not match the upload');
+    if (reason) {
+      await this.deps.media.remove(key);
+      await transitionVideo(this.deps.db, id, ['uploading'], { status: 'failed', failureReason: reason, ...fileFacts(req) });
+      throw new ApiError(2001, reason, { data: { field: 'file', videoId: id } });
+    }
+    const probe = await probeStoredVideo(this.deps.media, key, req.container, Number(req.sizeBytes));
+    const file = { storageKey: key, ...fileFacts(req), ...(probe ? { details: { ...row.details, probe } } : {}) };
+    if (row.track === 'video') {
+      const now = new Date();
+      const available = await transitionVideo(this.deps.db, id, ['uploading'], {
+        ...file,
+        status: 'available',
+        urlIssuedAt: now,
+        expiresAt: new Date(now.getTime() + this.deps.settings.urlTtlMs),
+      });
+      if (!available) return { video: this.message((await findVideo(this.deps.db, id))!) };
+      await this.failUnless(available, () => this.startLifetime(available));
+      return { video: this.message(available) };
+    }
+    const processing = await transitionVideo(this.deps.db, id, ['uploading'], { ...file, status: 'processing' });
+    if (!processing) return { video: this.message((await findVideo(this.deps.db, id))!) };
+    const handle = await this.failUnless(processing, () => this.startUpload(processing));
+    await this.waitFor(handle);
+    return { video: this.message((await findVideo(this.deps.db, id))!) };
+  }
+
+  async createRemoteUpload(req: CreateRemoteUploadRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    if (!req.sourceUrl) throw invalidField('sourceUrl', 'is required');
+    if (req.sourceUrl.length > MAX_URL_LENGTH) throw invalidField('sourceUrl', `must be at most ${MAX_URL_LENGTH} characters`);
+    // The seat first, as on every path (an account error says the account reference is wrong);
+    // it also spares a DNS lookup for a request that cannot go ahead.
+    const seat = await this.targetSeat(customerId, req);
+    const refusal = await refuseUnsafeUrl(req.sourceUrl, { allowInsecure: this.deps.allowInsecureSourceUrls, resolve: this.deps.resolve });
+    if (refusal) throw invalidField('sourceUrl', refusal);
+    const url = new URL(req.sourceUrl);
+    const row = await insertVideo(this.deps.db, {
+      id: newId('vid'),
+      customerId,
+      seatId: seat.id,
+      track: seat.track,
+      status: 'processing',
+      source: 'remote',
+      sourceUrl: url.href,
+      fileName: fileNameOf(url),
+    });
+    await this.failUnless(row, () => this.startUpload(row));
+    return { video: this.message(row) };
+  }
+
+  async listVideos(req: ListVideosRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const limit = req.limit === 0 ? DEFAULT_PAGE_SIZE : req.limit;
+    if (limit < 1 || limit > MAX_PAGE_SIZE) throw invalidField('limit', `must be 1 to ${MAX_PAGE_SIZE}`);
+    if (req.cursor && !VIDEO_ID.test(req.cursor)) throw invalidField('cursor', 'is not a cursor this list returned');
+    if (req.status && !(VIDEO_STATUSES as readonly string[]).includes(req.status)) {
+      throw invalidField('status', `must be one of ${VIDEO_STATUSES.join(', ')}`);
+    }
+    const rows = await listVideosOfCustomer(this.deps.db, {
+      customerId,
+      limit: limit + 1,
+      ...(req.cursor ? { beforeId: req.cursor } : {}),
+      ...(req.status ? { status: req.status as VideoStatus } : {}),
+      ...(req.seatId ? { seatId: req.seatId } : {}),
+    });
+    const page = rows.slice(0, limit);
+    return { videos: page.map((r) => this.message(r)), nextCursor: rows.length > limit ? page[page.length - 1]!.id : '' };
+  }
+
+  async getVideo(req: GetVideoRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    return { video: this.message(await this.ownVideo(customerId, req.id)) };
+  }
+
+  async deleteVideo(req: DeleteVideoRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const row = await this.ownVideo(customerId, req.id);
+    // Deleting again answers the same record: the delete is done.
+    if (row.deletedAt) return { video: this.message(row) };
+    const deleted = (await softDeleteVideo(this.deps.db, customerId, row.id)) ?? (await this.ownVideo(customerId, req.id));
+    // The URL stops working at once (the record is expired); the bytes go now rather than at the
+    // lifetime's end, and the lifetime workflow, if one runs, ends early.
+    await this.deps.media.remove(storageKeyOf(row.id));
+    await clearStorageKey(this.deps.db, row.id);
+    if (row.urlIssuedAt) await this.endLifetime(row.id);
+    return { video: this.message({ ...deleted, storageKey: null }) };
+  }
+
+  async openMedia(req: OpenMediaRequest) {
+    const expires = Number(req.expires);
+    const notFound = () => new ApiError(1005, 'media URL invalid, expired, or the video is no longer available');
+    if (!VIDEO_ID.test(req.videoId) || !this.deps.signer.verify('media', req.videoId, expires, req.signature)) throw notFound();
+    const row = await findVideo(this.deps.db, req.videoId);
+    if (!row || row.track !== 'video' || row.status !== 'available' || !row.storageKey || row.sizeBytes === null) throw notFound();
+    return {
+      storageKey: row.storageKey,
+      sizeBytes: BigInt(row.sizeBytes),
+      contentType: VIDEO_CONTENT_TYPES[row.container ?? ''] ?? 'application/octet-stream',
+      sha256: row.sha256 ?? '',
+    };
+  }
+
+  private async ownVideo(customerId: string, id: string): Promise<VideoRow> {
+    const row = VIDEO_ID.test(id) ? await findVideoOfCustomer(this.deps.db, customerId, id) : undefined;
+    // No echo of the id in `data`: it travels as a header, which cannot carry every character a client may send.
+    if (!row) throw new ApiError(1005, `video ${id} does not exist`);
+    return row;
+  }
+
+  /**
+   * Runs the start of a record's workflow; if Temporal cannot take it, the record fails and its
+   * bytes go, rather than staying available with no expiry or processing with nothing to move it on.
+   */
+  private async failUnless<T>(row: VideoRow, start: () => Promise<T>): Promise<T> {
+    try {
+      return await start();
+    } catch (err) {
+      await transitionVideo(this.deps.db, row.id, [row.status], { status: 'failed', failureReason: 'the upload could not be registered; upload again', storageKey: null });
+      await this.deps.media.remove(storageKeyOf(row.id));
+      throw err;
+    }
+  }
+
+  private async startUpload(row: VideoRow) {
+    const input: VideoUploadInput = {
+      videoId: row.id,
+      maxBytes: this.maxBytesFor(row.track),
+      fetchTimeoutMs: this.deps.settings.remoteTimeoutMs,
+      urlTtlMs: this.deps.settings.urlTtlMs,
+    };
+    return (await this.deps.temporalClient()).workflow.start('videoUploadWorkflow', {
+      taskQueue: this.deps.taskQueue,
+      workflowId: workflowIds.videoUpload(row.id),
+      args: [input],
+      // A retried call finds the running upload rather than starting a second one.
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    });
+  }
+
+  private async startLifetime(row: VideoRow): Promise<void> {
+    const input: VideoLifetimeInput = { videoId: row.id, expiresAtMs: row.expiresAt!.getTime() };
+    await (await this.deps.temporalClient()).workflow.start('videoLifetimeWorkflow', {
+      taskQueue: this.deps.taskQueue,
+      workflowId: workflowIds.videoLifetime(row.id),
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    });
+  }
+
+  private async endLifetime(videoId: string): Promise<void> {
+    try {
+      await (await this.deps.temporalClient()).workflow.getHandle(workflowIds.videoLifetime(videoId)).signal(VIDEO_LIFETIME_END_SIGNAL);
+    } catch (err) {
+      // Its lifetime already ended (or never started): the record and file are dealt with above.
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+
+  /** Waits for the shop hand-off up to uploadWaitMs; the caller then reads the record as it is. */
+  private async waitFor(handle: { result(): Promise<unknown> }): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.settings.uploadWaitMs)));
+    const result = handle.result().then(
+      () => undefined,
+      // Not an error of this call: the workflow writes a failed upload onto the record (status
+      // failed, failureReason), and the record is what the caller is answered with.
+      () => undefined,
+    );
+    await Promise.race([result, timeout]);
+    clearTimeout(timer);
+  }
+}
+
+function fileFacts(req: CompleteUploadRequest) {
+  return {
+    sizeBytes: Number(req.sizeBytes),
+    sha256: req.sha256 || null,
+    container: req.container || null,
+  };
+}
+
+/** The last path segment, for display: `https://x/a/clip.mp4?sig=…` → `clip.mp4`. */
+function fileNameOf(url: URL): string | null {
+  const last = url.pathname.split('/').pop() ?? '';
+  let name: string;
+  try {
+    name = decodeURIComponent(last);
+  } catch {
+    name = last;
+  }
+  name = name.replace(/[\u0000-\u001f]/g, '');
+  return name ? name.slice(0, MAX_FILE_NAME) : null;
+}

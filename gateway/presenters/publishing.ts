@@ -1,0 +1,28 @@
+import type { PublishRecord } from '../../gen/vps/publish/v1/publish_pb';
+import { isoOrNull, trackName } from '../presenters';
+import type { PublishRecordJson } from '../schemas/publishing';
+
+
+export function publishRecordJson(r: PublishRecord): PublishRecordJson {
+  return {
+    id: r.id,
+    publishId: r.shareId || null,
+    shareId: r.shareId || null,
+    status: r.status as PublishRecordJson['status'],
+    officialStatus: r.officialStatus || null,
+    postId: r.postId || null,
+    reason: r.reason || null,
+    reasonCategory: (r.reasonCategory || null) as PublishRecordJson['reasonCategory'],
+    track: trackName(r.track),
+    kind: r.kind as PublishRecordJson['kind'],
+    channel: r.channel as PublishRecordJson['channel'],
+    seatId: r.seatId,
+    accountId: r.accountId,
+    videoId: r.videoId || null,
+    draft: r.draft,
+    workflowId: r.workflowId,
+    createdAt: isoOrNull(r.createdAt)!,
+    updatedAt: isoOrNull(r.updatedAt)!,
+    completedAt: isoOrNull(r.completedAt),
+  };
+}

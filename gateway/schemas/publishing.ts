@@ -1,0 +1,185 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_CAPTION_UTF16 } from '../../core/publishing/caption';
+import { PUBLISH_STATUSES } from '../../core/db/schema';
+import { REASON_CATEGORIES } from '../../core/publishing/status';
+import { MAX_PHOTOS, MAX_SHOP_TITLE_UTF16, PRIVACY_LEVELS } from '../../core/services/publish.service';
+import { NullableTimestamp, Timestamp } from './common';
+
+const literals = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const PublishRecordJson = Type.Object({
+  id: Type.String({ description: 'The service\'s publish record id (not a share id)' }),
+  publishId: Nullable(Type.String({ description: 'The official handle to poll with: the same value as shareId' })),
+  shareId: Nullable(Type.String({ description: 'The official share id (video track) or video id (shop track); null until submitted' })),
+  status: literals(PUBLISH_STATUSES, 'Normalized status; publish_unconfirmed: the platform never confirmed, see reason'),
+  officialStatus: Nullable(Type.String()),
+  postId: Nullable(Type.String({ description: 'The post\'s item id, about 3 minutes after publish_complete' })),
+  reason: Nullable(Type.String()),
+  reasonCategory: Type.Union([literals(REASON_CATEGORIES), Type.Null()]),
+  track: Type.Union([Type.Literal('video'), Type.Literal('shop')]),
+  kind: Type.Union([Type.Literal('video'), Type.Literal('photo')]),
+  channel: Type.Union([Type.Literal('v1.3'), Type.Literal('legacy')], { description: 'The route that accepted the publish' }),
+  seatId: Type.String(),
+  accountId: Type.String(),
+  videoId: Nullable(Type.String({ description: 'The video library record id, when the media came from the library' })),
+  draft: Type.Boolean(),
+  workflowId: Type.String({ description: 'The Temporal workflow following the publish' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  completedAt: NullableTimestamp,
+});
+export type PublishRecordJson = Static<typeof PublishRecordJson>;
+
+const Bool = (description: string) => Type.Optional(Type.Boolean({ description }));
+const Text = (maxLength: number, description: string) => Type.Optional(Type.String({ maxLength, description }));
+
+/** The video post fields of both routes; they differ only in the account field's name. */
+const videoPostFields = {
+  videoUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Public URL of the video (a library videoUrl or your own); or videoId' })),
+  videoId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A video library record id instead of videoUrl' })),
+  // The UTF-16 limit is checked by core with the spec's counting, which JSON Schema's maxLength (code points) does not do.
+  caption: Text(MAX_CAPTION_UTF16 * 2, `At most ${MAX_CAPTION_UTF16} UTF-16 code units and 30 mentions`),
+  isBrandOrganic: Bool('Brand organic content'),
+  isBrandedContent: Bool('Branded content; takes priority over isBrandOrganic'),
+  disableComment: Bool('Turn comments off'),
+  disableDuet: Bool('Turn duets off'),
+  disableStitch: Bool('Turn stitches off'),
+  thumbnailOffset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Cover frame, in milliseconds' })),
+  customThumbnailUrl: Text(2048, 'A cover image URL instead of a frame'),
+  isAiGenerated: Bool('AI-generated content label'),
+  draft: Bool('Send to the account\'s inbox as a draft (status publish_draft_inbox)'),
+  locationId: Text(200, 'Location tag id (GET …/publish/location)'),
+  locationName: Text(200, 'Location tag name'),
+  musicSoundId: Text(200, 'Commercial music id'),
+  musicSoundVolume: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  videoOriginalSoundVolume: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+};
+
+const Account = Type.String({ minLength: 1, maxLength: 200, description: 'The bound account: username or businessId' });
+
+export const VideoPublishBody = Type.Object({ account: Account, ...videoPostFields }, { additionalProperties: false });
+export type VideoPublishBody = Static<typeof VideoPublishBody>;
+
+export const LegacyVideoPublishBody = Type.Object(
+  { accountId: Type.String({ minLength: 1, maxLength: 200, description: 'The bound account (businessId or username)' }), ...videoPostFields },
+  { additionalProperties: false },
+);
+export type LegacyVideoPublishBody = Static<typeof LegacyVideoPublishBody>;
+
+export const PhotoPublishBody = Type.Object(
+  {
+    account: Account,
+    photoUrls: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: MAX_PHOTOS, description: `1 to ${MAX_PHOTOS} public image URLs` }),
+    privacyLevel: literals(PRIVACY_LEVELS),
+    photoCoverIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PHOTOS - 1 })),
+    title: Text(90, 'Title'),
+    caption: Text(MAX_CAPTION_UTF16 * 2, `At most ${MAX_CAPTION_UTF16} UTF-16 code units and 30 mentions`),
+    autoAddMusic: Bool('Let the platform add music'),
+    isBrandOrganic: Bool('Brand organic content'),
+    isBrandedContent: Bool('Branded content'),
+    disableComment: Bool('Turn comments off'),
+    draft: Bool('Send to the account\'s inbox as a draft'),
+    musicSoundId: Text(200, 'Commercial music id'),
+    locationId: Text(200, 'Location tag id'),
+    locationName: Text(200, 'Location tag name'),
+  },
+  { additionalProperties: false },
+);
+export type PhotoPublishBody = Static<typeof PhotoPublishBody>;
+
+export const PublishStatusQuery = Type.Object(
+  {
+    publishId: Type.String({ minLength: 1, maxLength: 200, description: 'The shareId of the publish response (an old shareId is accepted)' }),
+    account: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required only when publishId matches none of your publish records' })),
+  },
+  { additionalProperties: false },
+);
+export type PublishStatusQuery = Static<typeof PublishStatusQuery>;
+
+export const LegacyPublishStatusQuery = Type.Object(
+  {
+    shareId: Type.String({ minLength: 1, maxLength: 200 }),
+    account: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type LegacyPublishStatusQuery = Static<typeof LegacyPublishStatusQuery>;
+
+export const OfficialLookupJson = Type.Object({
+  publishId: Type.String(),
+  status: literals(PUBLISH_STATUSES),
+  officialStatus: Type.String(),
+  postIds: Type.Array(Type.String()),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  matchedRecord: Type.Literal(false, { description: 'No publish record of yours has this share id: a plain official lookup' }),
+});
+
+export const PublishStatusJson = Type.Union([Type.Composite([PublishRecordJson, Type.Object({ matchedRecord: Type.Literal(true) })]), OfficialLookupJson]);
+
+export const ListRecordsQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 20' })),
+    status: Type.Optional(literals(PUBLISH_STATUSES)),
+    seatId: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type ListRecordsQuery = Static<typeof ListRecordsQuery>;
+
+export const RecordPageJson = Type.Object({
+  items: Type.Array(PublishRecordJson),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page' }),
+});
+
+export const HashtagQuery = Type.Object(
+  {
+    account: Account,
+    keyword: Type.String({ minLength: 1, maxLength: 100 }),
+    language: Type.Optional(Type.String({ minLength: 2, maxLength: 10 })),
+  },
+  { additionalProperties: false },
+);
+export type HashtagQuery = Static<typeof HashtagQuery>;
+
+export const LocationQuery = Type.Object(
+  { account: Account, searchQuery: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+export type LocationQuery = Static<typeof LocationQuery>;
+
+/** An official answer flattened to camelCase fields (README: field tables). */
+export const PassThroughJson = Type.Object({}, { additionalProperties: true });
+
+export const ShopPublishBody = Type.Object(
+  {
+    fileId: Type.String({ minLength: 1, maxLength: 200, description: 'From a shop track upload (POST /v1/videos); consumed by one post' }),
+    accountId: Type.String({ minLength: 1, maxLength: 200, description: 'The bound shop account (creatorUserOpenId)' }),
+    productId: Type.String({ minLength: 1, maxLength: 200, description: 'From POST /v1/products/query' }),
+    title: Type.String({ minLength: 1, maxLength: MAX_SHOP_TITLE_UTF16 * 2, description: `The video's text, at most ${MAX_SHOP_TITLE_UTF16} UTF-16 code units` }),
+    isAiGenerated: Bool('AI-generated content label'),
+    coverUri: Text(2048, 'A cover from POST /v1/photos; wins over coverTimestampMs'),
+    coverTimestampMs: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'A cover frame, in milliseconds' })),
+    musicId: Text(200, 'From POST /v1/music/search'),
+    productTitle: Text(200, 'Anchor text: at most 30 characters, no punctuation or emoji; the product\'s own title, made fit, when absent'),
+  },
+  { additionalProperties: false },
+);
+export type ShopPublishBody = Static<typeof ShopPublishBody>;
+
+export const ShopPublishJson = Type.Composite([
+  PublishRecordJson,
+  Type.Object({ earlierAttempt: Type.Boolean({ description: 'The file id was published before: this is that attempt\'s record, and nothing was sent again' }) }),
+]);
+
+export const ShopPublishStatusQuery = Type.Object(
+  {
+    videoId: Type.String({ minLength: 1, maxLength: 200, description: 'The official video id: the shareId of the shop publish record' }),
+    accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required only when videoId matches none of your publish records' })),
+  },
+  { additionalProperties: false },
+);
+export type ShopPublishStatusQuery = Static<typeof ShopPublishStatusQuery>;

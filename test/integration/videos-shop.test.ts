@@ -1,0 +1,76 @@
+/**
+ * The shop track library against the emulator: a stored file is handed to the shop's upload API
+ * with the seat's real token, the record answers the file id the emulator issued, and our copy of
+ * the bytes is removed since the shop holds them.
+ */
+import { shopState } from '../../sandbox/shop/state';
+import { call } from '../helpers/http';
+import { eventually } from '../helpers/receivers';
+import type { TestSandbox } from '../helpers/sandbox';
+import { createTenant, type Stack, type Tenant } from '../helpers/stack';
+import { bindSandboxSeat, startWorkingStack, type WorkingStack } from '../helpers/working-stack';
+import { mp4Bytes, sha256, startSourceServer, uploadMultipart, type SourceServer } from '../helpers/videos';
+
+interface VideoJson {
+  id: string;
+  track: string;
+  status: string;
+  fileId: string | null;
+  videoUrl: string | null;
+  expiresAt: string | null;
+  sha256: string | null;
+  workflowId: string | null;
+  failureReason: string | null;
+}
+
+describe('video library (shop track)', () => {
+  let env: WorkingStack;
+  let stack: Stack;
+  let sb: TestSandbox;
+  let source: SourceServer;
+  let tenant: Tenant;
+  let seatId: string;
+  let openId: string;
+
+  beforeAll(async () => {
+    env = await startWorkingStack('videos-shop');
+    ({ stack, sb } = env);
+    source = await startSourceServer();
+    tenant = await createTenant(stack);
+    const bound = await bindSandboxSeat(env, tenant, 'shop');
+    openId = bound.account.openId;
+    seatId = bound.seatId;
+  }, 120_000);
+  afterAll(async () => {
+    await env?.close();
+    await source?.close();
+  });
+
+  it('hands a direct upload to the shop and answers the file id it issued', async () => {
+    const bytes = mp4Bytes(256 * 1024);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'account', value: openId }, { name: 'file', value: { fileName: 'product.mp4', bytes } }]);
+    expect(res.body.code).toBe(0);
+    expect(res.body.data).toMatchObject({ track: 'shop', status: 'available', fileId: expect.any(String), videoUrl: null, expiresAt: null, sha256: sha256(bytes), workflowId: `upload-${res.body.data.id}` });
+    // The shop holds the bytes now; ours are gone.
+    expect(await stack.media.size(`videos/${res.body.data.id}`)).toBeUndefined();
+    // The emulator issued that id to this account, unused, for these bytes.
+    const file = shopState(sb.sandbox.context).files.usableVideo(openId, res.body.data.fileId!);
+    expect(file).toMatchObject({ size: bytes.length, format: 'MP4' });
+  });
+
+  it('fetches a remote source for the shop track and hands it over in the same workflow', async () => {
+    const res = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4`, seatId } });
+    expect(res.body.data.status).toBe('processing');
+    const done = await eventually(() => call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${res.body.data.id}`, { key: tenant.apiKey }), (r) => r.body.data.status !== 'processing', 20_000, 100);
+    expect(done.body.data).toMatchObject({ status: 'available', fileId: expect.any(String), sha256: sha256(source.video) });
+  });
+
+  it('fails the record with the shop’s reason when the shop refuses the token', async () => {
+    const { account, seatId: revokedSeatId } = await bindSandboxSeat(env, tenant, 'shop');
+    await sb.control('POST', `/_sandbox/accounts/${account.openId}/deauthorize`);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: revokedSeatId }, { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(4096) } }]);
+    expect(res.body.code).toBe(0);
+    expect(res.body.data).toMatchObject({ status: 'failed', fileId: null, failureReason: expect.any(String) });
+    expect(await stack.media.size(`videos/${res.body.data.id}`)).toBeUndefined();
+  });
+});

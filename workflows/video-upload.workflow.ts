@@ -1,0 +1,71 @@
+/**
+ * One per upload that needs durable work (`upload-<videoId>`): a remote source is fetched into the
+ * media store (streamed, capped, heartbeating), a shop track file is handed to the shop's upload
+ * API for a file id, and a video track record becomes available with its lifetime started. Every
+ * failure lands on the record (status failed, failureReason) before the workflow ends.
+ */
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { workflowIds } from '../core/temporal/workflow-ids';
+import type { VideoLifetimeInput, VideoUploadInput, VideoUploadResult } from './shared';
+import { videoLifetimeWorkflow } from './video-lifetime.workflow';
+
+/** Types the activities mark as final (VIDEO_REJECTED in activities/videos.activities.ts, restated: workflows import activities as types only). */
+const NON_RETRYABLE = ['video.rejected'];
+
+const records = proxyActivities<Activities>({
+  // Database steps: quick, idempotent, retried until the database is back.
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+const shop = proxyActivities<Activities>({
+  // A 100 MB file over a slow link; the activity's own upload timeout is 10 minutes. Uploading the
+  // same file twice costs only an unused file id, so a failed hand-off is simply tried again.
+  startToCloseTimeout: '11 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+export async function videoUploadWorkflow(input: VideoUploadInput): Promise<VideoUploadResult> {
+  const { videoId } = input;
+  const fetcher = proxyActivities<Activities>({
+    // The fetch has its own timeout; this bounds a stuck worker a little beyond it.
+    startToCloseTimeout: input.fetchTimeoutMs + 60_000,
+    // The activity heartbeats every 5 s whether or not bytes arrive.
+    heartbeatTimeout: '30 seconds',
+    // Network errors and 5xx: a few tries, then the record fails with the last reason.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  try {
+    const plan = await records.prepareVideoUpload({ videoId });
+    if (!plan.active) return { status: 'expired' };
+    if (plan.needsFetch && !(await fetcher.fetchVideoSource({ videoId, maxBytes: input.maxBytes, timeoutMs: input.fetchTimeoutMs })).stored) {
+      return { status: 'expired' };
+    }
+    if (plan.track === 'shop') {
+      const { fileId } = await shop.handOffToShop({ videoId });
+      return fileId ? { status: 'available' } : { status: 'expired' };
+    }
+    const { expiresAtMs } = await records.makeVideoAvailable({ videoId, urlTtlMs: input.urlTtlMs });
+    if (expiresAtMs === undefined) return { status: 'expired' };
+    const lifetime: VideoLifetimeInput = { videoId, expiresAtMs };
+    // The lifetime outlives this workflow by days: abandoned, it runs on after the upload ends.
+    await startChild(videoLifetimeWorkflow, {
+      workflowId: workflowIds.videoLifetime(videoId),
+      args: [lifetime],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+    return { status: 'available' };
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const failureReason = reasonOf(err);
+    await records.failVideoUpload({ videoId, reason: failureReason });
+    return { status: 'failed', failureReason };
+  }
+}
+
+function reasonOf(err: ActivityFailure): string {
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && cause.message) return cause.message;
+  return cause?.message || 'the upload failed';
+}
