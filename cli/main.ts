@@ -2,11 +2,16 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config/config';
 import { adminCommand } from './admin';
+import { apiCommands } from './commands';
+import { listenCommand } from './listen';
 import { EXIT } from './exit-codes';
 import { banner, serve, UsageError, type Running } from './serve';
 
 export function program(): Command {
-  const root = new Command('vps').description('video publishing and engagement service');
+  const root = new Command('vps')
+    .description('video publishing and engagement service: run it, or call its API')
+    .option('--api-key <key>', 'API key, bare (env VPS_API_KEY; default .data/dev-api-key of an embedded instance)')
+    .option('--base-url <url>', 'the service\'s address (env VPS_BASE_URL; default http://127.0.0.1:8080)');
   root
     .command('serve')
     .description('run the service roles in this process')
@@ -38,6 +43,8 @@ export function program(): Command {
       process.stdout.write(banner(running, config.dataDir));
     });
   root.addCommand(adminCommand());
+  root.addCommand(listenCommand());
+  for (const command of apiCommands()) root.addCommand(command);
   // Commander exits by itself on usage errors unless told otherwise on every command; main()
   // turns its errors into our exit codes instead.
   const override = (cmd: Command) => {

@@ -209,6 +209,7 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
       limit: limit + 1,
       status: req.status || undefined,
       seatId: req.seatId || undefined,
+      fileId: req.fileId || undefined,
     });
     const page = rows.slice(0, limit);
     return { records: page.map(toPublishRecord), nextCursor: rows.length > limit ? page[page.length - 1]!.id : '' };

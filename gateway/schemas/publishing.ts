@@ -125,6 +125,7 @@ export const ListRecordsQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 20' })),
     status: Type.Optional(literals(PUBLISH_STATUSES)),
     seatId: Type.Optional(Type.String({ maxLength: 64 })),
+    fileId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only shop publishes of this fileId: find an earlier attempt before retrying a shop publish' })),
   },
   { additionalProperties: false },
 );

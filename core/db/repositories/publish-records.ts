@@ -1,6 +1,6 @@
-import { and, desc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
-import { publishRecords, type PublishStatus } from '../schema';
+import { publishRecords, videos, type PublishStatus } from '../schema';
 
 export type PublishRecordRow = typeof publishRecords.$inferSelect;
 export type NewPublishRecord = typeof publishRecords.$inferInsert;
@@ -26,12 +26,16 @@ export async function findRecordByShareId(db: Executor, customerId: string, trac
 
 export async function listPublishRecords(
   db: Executor,
-  q: { customerId: string; before?: string; limit: number; status?: string; seatId?: string },
+  q: { customerId: string; before?: string; limit: number; status?: string; seatId?: string; fileId?: string },
 ): Promise<PublishRecordRow[]> {
   const conditions: SQL[] = [eq(publishRecords.customerId, q.customerId)];
   if (q.before) conditions.push(lt(publishRecords.id, q.before));
   if (q.status) conditions.push(eq(publishRecords.status, q.status as PublishStatus));
   if (q.seatId) conditions.push(eq(publishRecords.seatId, q.seatId));
+  if (q.fileId) {
+    const holders = db.select({ id: videos.id }).from(videos).where(and(eq(videos.customerId, q.customerId), eq(videos.fileId, q.fileId)));
+    conditions.push(inArray(publishRecords.videoId, holders));
+  }
   return db
     .select()
     .from(publishRecords)

@@ -149,7 +149,7 @@ export const publishingRoutes = [
     schema: { querystring: ListRecordsQuery, response: { 200: okEnvelope(RecordPageJson) } },
     toRequest: (req: FastifyRequest) => {
       const q = req.query as ListRecordsQuery;
-      return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '', seatId: q.seatId ?? '' };
+      return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '', seatId: q.seatId ?? '', fileId: q.fileId ?? '' };
     },
     toData: (res) => ({ items: res.records.map(publishRecordJson), nextCursor: res.nextCursor || null }),
   }),

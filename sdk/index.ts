@@ -1,0 +1,6 @@
+/** The typed client of the /v1 API. */
+export { createVpsClient, type ClientConfig, type CallOptions, type RetryInfo, type VpsClient } from './client';
+export { ENDPOINTS } from './endpoints';
+export type { Endpoint, UploadFile } from './endpoint';
+export { VpsApiError, VpsNetworkError, type Envelope } from './errors';
+export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy';
