@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { createVpsClient, type ClientConfig, type VpsClient } from '../sdk/client';
 import { VpsApiError, VpsNetworkError } from '../sdk/errors';
 import { EXIT } from './exit-codes';
-import { UsageError } from './serve';
+import { UsageError } from './usage-error';
 
 export interface ApiFlags {
   apiKey?: string;

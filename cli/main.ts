@@ -5,7 +5,8 @@ import { adminCommand } from './admin';
 import { apiCommands } from './commands';
 import { listenCommand } from './listen';
 import { EXIT } from './exit-codes';
-import { banner, serve, UsageError, type Running } from './serve';
+import type * as ServeModule from './serve';
+import { UsageError } from './usage-error';
 
 export function program(): Command {
   const root = new Command('vps')
@@ -17,8 +18,10 @@ export function program(): Command {
     .description('run the service roles in this process')
     .option('--role <roles>', 'all, or a comma list of gateway, core, worker, sandbox', 'all')
     .action(async (o: { role: string }) => {
+      // The service's modules take seconds to load; the client commands never need them.
+      const { banner, serve } = require('./serve') as typeof ServeModule;
       const config = loadConfig();
-      let running: Running | undefined;
+      let running: ServeModule.Running | undefined;
       let stopping = false;
       const shutdown = (signal: string, exitCode = 0) => {
         if (stopping) return;

@@ -4,6 +4,7 @@
  * separate roles require their real dependencies to be configured.
  */
 import path from 'node:path';
+import { UsageError } from './usage-error';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
@@ -34,7 +35,7 @@ import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 import { MediaStore } from '../core/media/storage';
 import { TokenSigner } from '../core/media/signed-tokens';
 
-export class UsageError extends Error {}
+export { UsageError } from './usage-error';
 
 export function parseRoles(spec: string): { roles: Set<Role>; all: boolean } {
   if (spec === 'all') return { roles: new Set(ROLES), all: true };
