@@ -45,7 +45,8 @@ export interface CallOptions {
   retry?: false | Partial<RetryPolicy>;
 }
 
-type Call<T extends Shape> = keyof Input<T> extends never ? (input?: Input<T>, options?: CallOptions) => Promise<T['data']> : (input: Input<T>, options?: CallOptions) => Promise<T['data']>;
+/** The input may be left out when nothing in it is required (client.seats.list(), client.videos.list()). */
+type Call<T extends Shape> = {} extends Input<T> ? (input?: Input<T>, options?: CallOptions) => Promise<T['data']> : (input: Input<T>, options?: CallOptions) => Promise<T['data']>;
 
 /** The methods the client has: one per endpoint of the table, grouped as the table groups them. */
 export type Api<Tree> = { [K in keyof Tree]: Tree[K] extends Endpoint<infer S> ? Call<S> : Api<Tree[K]> };
@@ -57,6 +58,8 @@ export type VpsClient = Api<typeof ENDPOINTS> & {
 };
 
 const WRITE_METHODS = new Set(['POST', 'DELETE']);
+/** Shop publish statuses that give the file id back (activities/publish.activities.ts). */
+const FILE_FREEING_STATUSES = new Set(['publish_failed', 'service_error']);
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 function isEndpoint(value: unknown): value is Endpoint {
@@ -82,7 +85,9 @@ export function createVpsClient(config: ClientConfig): VpsClient {
         counts[decision.kind]++;
         config.onRetry?.({ method: ep.method, path: ep.path, error: err, kind: decision.kind, retry: counts.rateLimited + counts.transient, delayMs: decision.delayMs });
         await sleep(decision.delayMs, options.signal);
-        if (ep.checkEarlierAttempt) {
+        // A 2002 is refused before any work is done; only a failure after the request may have
+        // arrived (a lost answer, a timeout, an upstream failure) can have left an earlier attempt.
+        if (ep.checkEarlierAttempt && decision.kind === 'transient') {
           const earlier = await earlierShopAttempt(input as Input<Shape>, options.signal);
           if (earlier) return earlier as T['data'];
         }
@@ -90,13 +95,18 @@ export function createVpsClient(config: ClientConfig): VpsClient {
     }
   }
 
-  /** The record of an earlier attempt with the same shop file id, if one reached the service. */
+  /**
+   * The record of an earlier attempt with the same shop file id, if one reached the service. A
+   * record that ended with the file id freed (refused outright, or never sent) may be an older
+   * call's: then the retry itself is sent, and its Idempotency-Key answers it with this call's
+   * first attempt if that one did arrive.
+   */
   async function earlierShopAttempt(input: Input<Shape>, signal: AbortSignal | undefined): Promise<unknown> {
     const fileId = (input.body as { fileId?: unknown } | undefined)?.fileId;
     if (typeof fileId !== 'string') return undefined;
-    const page = (await call(ENDPOINTS.publish.records, { query: { fileId, limit: 1 } }, { signal })) as { items: Record<string, unknown>[] };
+    const page = await call(ENDPOINTS.publish.records, { query: { fileId, limit: 1 } }, { signal });
     const record = page.items[0];
-    return record ? { ...record, earlierAttempt: true } : undefined;
+    return record && !FILE_FREEING_STATUSES.has(record.status) ? { ...record, earlierAttempt: true } : undefined;
   }
 
   async function attempt(ep: Endpoint, input: Input<Shape>, options: CallOptions, idempotencyKey: string | undefined, setReplayable: (r: boolean) => void): Promise<unknown> {

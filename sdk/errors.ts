@@ -45,6 +45,8 @@ export function isEnvelope(value: unknown): value is Envelope {
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  // Every HTTP date names its month; without this, Date.parse reads "-5" or "1.5" as a year.
+  if (!/[A-Za-z]/.test(value)) return undefined;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }

@@ -54,7 +54,10 @@ export function decideRetry(err: unknown, counts: RetryCounts, policy: RetryPoli
   if (isTransient(err)) {
     if (counts.transient >= policy.maxTransientRetries) return { retry: false, why: `still failing after ${counts.transient} retries` };
     const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** counts.transient);
-    const serverHint = err instanceof VpsApiError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1_000 : 0;
+    // The platform's own pause (a throttled 3001), when the service passes it on.
+    const hintSeconds = err instanceof VpsApiError ? err.retryAfterSeconds : undefined;
+    const serverHint = (hintSeconds ?? 0) * 1_000;
+    if (serverHint > policy.maxRetryAfterMs) return { retry: false, why: `Retry-After ${hintSeconds} s is longer than the client waits` };
     return { retry: true, kind: 'transient', delayMs: Math.max(serverHint, Math.round(ceiling / 2 + (random() * ceiling) / 2)) };
   }
   return { retry: false, why: err instanceof VpsApiError ? `code ${err.code} is not retried: fix the request first` : 'not a failure a retry can help' };

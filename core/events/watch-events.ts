@@ -7,7 +7,7 @@
 import type { Event, WatchEventsRequest } from '../../gen/vps/event/v1/event_pb';
 import type { CustomerPrincipal } from '../context';
 import type { Db } from '../db/client';
-import { findEvent, lastEventPosition, listEvents } from '../db/repositories/events';
+import { findEvent, lastEvent, listEvents } from '../db/repositories/events';
 import { ApiError } from '../errors';
 import type { EventHub } from './event-hub';
 import { checkPatterns } from './event-types';
@@ -23,6 +23,8 @@ export interface WatchEventsDeps {
 /** A WatchEventsResponse: an event, or a heartbeat without one. */
 export interface WatchEventsMessage {
   event?: Event;
+  /** First message only: the event the stream starts after. */
+  resumeId?: string;
 }
 
 /** Events read per query; a long replay is sent in pages of this size. */
@@ -48,6 +50,7 @@ export async function* watchEvents(
   checkPatterns(req.types, 'types');
   const types = [...new Set(req.types)];
   let cursor: number | undefined;
+  let resumeId = req.afterEventId;
   if (req.afterEventId) {
     const after = await findEvent(deps.db, customerId, req.afterEventId);
     if (!after) {
@@ -71,9 +74,13 @@ export async function* watchEvents(
   let timer: NodeJS.Timeout | undefined;
   try {
     // Without a Last-Event-ID the stream starts now (the spec: only events after the connection).
-    cursor ??= await lastEventPosition(deps.db, customerId);
+    if (cursor === undefined) {
+      const latest = await lastEvent(deps.db, customerId);
+      cursor = latest?.position ?? 0;
+      resumeId = latest?.id ?? '';
+    }
     if (signal.aborted) return;
-    yield {};
+    yield resumeId ? { resumeId } : {};
     let quietSince = Date.now();
     while (!signal.aborted) {
       if (stale) {

@@ -65,6 +65,9 @@ export const DeliveryJson = Type.Object({
 });
 export type DeliveryJson = Static<typeof DeliveryJson>;
 
+/** What a redelivery started: one delivery per endpoint it went to. */
+export const RedeliveriesJson = Type.Object({ items: Type.Array(DeliveryJson) });
+
 export const DeliveryPageJson = Type.Object({ items: Type.Array(DeliveryJson), nextCursor: Type.Union([Type.String(), Type.Null()]) });
 
 export const ListDeliveriesQuery = Type.Object(

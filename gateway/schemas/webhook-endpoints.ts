@@ -38,3 +38,10 @@ export const RecoverEndpointBody = Type.Object(
   { additionalProperties: false },
 );
 export type RecoverEndpointBody = Static<typeof RecoverEndpointBody>;
+
+/** Actions that take no parameters (rotate-secret, enable) accept no body fields. */
+export const EmptyActionBody = Type.Object({}, { additionalProperties: false });
+
+export const RecoveredJson = Type.Object({ redelivered: Type.Integer(), truncated: Type.Boolean() });
+
+export const DeletedEndpointJson = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });

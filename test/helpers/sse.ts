@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { SseParser, type SseFrame } from '../../sdk/event-stream';
 
 /** Rejects when `promise` takes longer than `ms`. */
 export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -19,12 +20,14 @@ export interface SseBlock {
 }
 
 /**
- * A small SSE parser over a fetch body: blocks separated by blank lines, `field: value` lines.
- * Each stream has a connection pool of its own, closed with it: the shared pool replaces a socket
- * that a cancelled body closed with a fresh idle one, which would hold up the server's close.
+ * An SSE reader over a fetch body, parsing with the SDK's parser, one block at a time: an event,
+ * a comment or a `retry`, as the tests look at them. Each stream has a connection pool of its own,
+ * closed with it: the shared pool replaces a socket that a cancelled body closed with a fresh idle
+ * one, which would hold up the server's close.
  */
 export class SseReader {
-  private buffer = '';
+  private readonly parser = new SseParser();
+  private readonly frames: SseFrame[] = [];
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private readonly decoder = new TextDecoder();
 
@@ -44,15 +47,11 @@ export class SseReader {
   /** The next block, or undefined once the server has ended the stream. */
   async next(ms = 5_000): Promise<SseBlock | undefined> {
     for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const raw = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        return parseBlock(raw);
-      }
+      const frame = this.frames.shift();
+      if (frame) return blockOf(frame);
       const chunk = await within(ms, 'an SSE block', this.reader.read());
       if (chunk.done) return undefined;
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      this.frames.push(...this.parser.push(this.decoder.decode(chunk.value, { stream: true })));
     }
   }
 
@@ -73,15 +72,15 @@ export class SseReader {
   }
 }
 
-export function parseBlock(raw: string): SseBlock {
-  const block: SseBlock = {};
-  for (const line of raw.split('\n')) {
-    if (line.startsWith(':')) block.comment = line.slice(1).trim();
-    else {
-      const colon = line.indexOf(':');
-      const field = line.slice(0, colon) as keyof SseBlock;
-      block[field] = line.slice(colon + 1).replace(/^ /, '');
-    }
+function blockOf(frame: SseFrame): SseBlock {
+  switch (frame.kind) {
+    case 'retry':
+      return { retry: String(frame.ms) };
+    case 'comment':
+      return { comment: frame.text };
+    case 'position':
+      return { id: frame.id };
+    case 'event':
+      return { ...(frame.id ? { id: frame.id } : {}), event: frame.type, data: frame.data };
   }
-  return block;
 }

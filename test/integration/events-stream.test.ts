@@ -87,10 +87,13 @@ class Watch {
     this.it = watchEvents(deps, principal, create(WatchEventsRequestSchema, req), this.controller.signal);
   }
 
-  /** The first message: the stream is live once it has arrived. */
+  /** The first message: the stream is live once it has arrived. It carries no event. */
+  resumeId: string | undefined;
   async ready(): Promise<this> {
     const first = await within(5_000, 'the stream to start', this.it.next());
-    expect(first).toEqual({ done: false, value: {} });
+    expect(first.done).toBe(false);
+    expect(first.value.event).toBeUndefined();
+    this.resumeId = (first.value as WatchEventsMessage).resumeId;
     return this;
   }
 
@@ -161,8 +164,10 @@ describe('WatchEvents with the event hub', () => {
 
   it('starts at the time of connection and then sends each new event as it is stored, in order', async () => {
     const principal = await newCustomer(database);
-    await storeEvent(database, principal.customerId);
+    const before = await storeEvent(database, principal.customerId);
     const w = await watch(principal).ready();
+    // Where it starts, so a client that leaves before its first event can resume from there.
+    expect(w.resumeId).toBe(before.id);
     const stored = [await storeEvent(database, principal.customerId), await storeEvent(database, principal.customerId, 'vplat.comment.created')];
     const received: WatchEventsMessage[] = [];
     while (received.length < 2) {
@@ -412,6 +417,18 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     expect(block.event).toBe('vplat.comment.created');
     expect(JSON.parse(block.data!)).toEqual(eventBody(stored));
     expect(Object.keys(JSON.parse(block.data!))).toEqual(['id', 'platform', 'type', 'event', 'occurred_at', 'received_at', 'seat_id', 'data']);
+  });
+
+  it('starts with the id of the latest event and no data, where a client that leaves before its first event resumes', async () => {
+    const tenant = await newTenant(database);
+    const latest = await storeEvent(database, tenant.principal.customerId);
+    const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    expect(await sse.next()).toEqual({ id: latest.id });
+    await sse.cancel();
+    const missed = await storeEvent(database, tenant.principal.customerId, 'vplat.comment.created');
+    const again = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': latest.id });
+    expect(await again.sse.next()).toEqual({ id: latest.id });
+    expect((await again.sse.nextEvent()).id).toBe(missed.id);
   });
 
   it('sends heartbeat comments while there is nothing to send', async () => {

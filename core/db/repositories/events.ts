@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, max, not, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
 import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
 import { newId } from '../../ids';
 import { queryRows, type Db, type Executor } from '../client';
@@ -82,12 +82,15 @@ export async function listEvents(db: Executor, q: EventQuery): Promise<EventRow[
 }
 
 /** The position of the customer's newest event, 0 before the first. */
-export async function lastEventPosition(db: Executor, customerId: string): Promise<number> {
+/** The customer's latest event's position and id; undefined before the first event. */
+export async function lastEvent(db: Executor, customerId: string): Promise<{ position: number; id: string } | undefined> {
   const [row] = await db
-    .select({ head: max(events.position) })
+    .select({ position: events.position, id: events.id })
     .from(events)
-    .where(eq(events.customerId, customerId));
-  return row?.head ?? 0;
+    .where(eq(events.customerId, customerId))
+    .orderBy(desc(events.position))
+    .limit(1);
+  return row;
 }
 
 export async function findEvent(db: Executor, customerId: string, id: string): Promise<EventRow | undefined> {

@@ -145,6 +145,9 @@ async function* sseFrames(
 ): AsyncGenerator<string> {
   try {
     yield `retry: ${SSE_RETRY_MS}\n\n`;
+    // An id without data moves the client's Last-Event-ID to where the stream starts: a client
+    // that reconnects before its first event then resumes from here instead of losing the gap.
+    if (!first.done && first.value.resumeId) yield `id: ${first.value.resumeId}\n\n`;
     // The first message only says the stream is live; an event in it is still sent.
     if (!first.done && first.value.event) yield eventFrame(first.value);
     let next = first.done ? first : await messages.next();

@@ -14,9 +14,10 @@ import {
   ListDeliveriesQuery,
   ListEventsQuery,
   RedeliverBody,
+  RedeliveriesJson,
 } from '../../schemas/events';
 import { defineRoute } from '../../rpc-route';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 
 export function deliveryJson(d: Delivery): Static<typeof DeliveryJson> {
   return {
@@ -79,7 +80,7 @@ export const eventRoutes = [
     summary: 'Redeliver an event to one endpoint (endpointId) or to every matching endpoint',
     rpc: EventService.method.redeliverEvent,
     optionalBody: true,
-    schema: { params: EventIdParams, body: RedeliverBody, response: { 200: okEnvelope(Type.Object({ items: Type.Array(DeliveryJson) })) } },
+    schema: { params: EventIdParams, body: RedeliverBody, response: { 200: okEnvelope(RedeliveriesJson) } },
     toRequest: (req) => ({ id: (req.params as { id: string }).id, endpointId: (req.body as RedeliverBody | undefined)?.endpointId ?? '' }),
     toData: (res) => ({ items: res.deliveries.map(deliveryJson) }),
   }),

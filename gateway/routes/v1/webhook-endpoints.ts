@@ -4,16 +4,15 @@ import { listOf, okEnvelope } from '../../schemas/common';
 import {
   CreatedWebhookEndpointJson,
   CreateWebhookEndpointBody,
+  DeletedEndpointJson,
+  EmptyActionBody,
   EndpointIdParams,
   RecoverEndpointBody,
+  RecoveredJson,
   WebhookEndpointJson,
 } from '../../schemas/webhook-endpoints';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-
-/** Actions that take no parameters accept no body fields. */
-const EmptyBody = Type.Object({}, { additionalProperties: false });
 import { defineRoute } from '../../rpc-route';
-import { Type } from '@sinclair/typebox';
 
 export const webhookEndpointRoutes = [
   defineRoute({
@@ -43,7 +42,7 @@ export const webhookEndpointRoutes = [
     summary: 'Issue a new secret, returned once; pushes carry both signatures during the grace period',
     rpc: WebhookEndpointService.method.rotateSecret,
     optionalBody: true,
-    schema: { params: EndpointIdParams, body: EmptyBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
+    schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
     toRequest: (req) => ({ id: (req.params as { id: string }).id }),
     toData: (res) => ({ ...webhookEndpointJson(res.endpoint!), secret: res.secret }),
   }),
@@ -53,7 +52,7 @@ export const webhookEndpointRoutes = [
     summary: 'Let a disabled endpoint receive pushes again',
     rpc: WebhookEndpointService.method.enableEndpoint,
     optionalBody: true,
-    schema: { params: EndpointIdParams, body: EmptyBody, response: { 200: okEnvelope(WebhookEndpointJson) } },
+    schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(WebhookEndpointJson) } },
     toRequest: (req) => ({ id: (req.params as { id: string }).id }),
     toData: (res) => webhookEndpointJson(res.endpoint!),
   }),
@@ -62,7 +61,7 @@ export const webhookEndpointRoutes = [
     url: '/webhook-endpoints/:id/recover',
     summary: 'Redeliver every event since a time that never reached the endpoint (at most 1000 per call)',
     rpc: WebhookEndpointService.method.recoverEndpoint,
-    schema: { params: EndpointIdParams, body: RecoverEndpointBody, response: { 200: okEnvelope(Type.Object({ redelivered: Type.Integer(), truncated: Type.Boolean() })) } },
+    schema: { params: EndpointIdParams, body: RecoverEndpointBody, response: { 200: okEnvelope(RecoveredJson) } },
     toRequest: (req) => ({ id: (req.params as { id: string }).id, since: timestampFromDate(new Date((req.body as RecoverEndpointBody).since)) }),
     toData: (res) => ({ redelivered: res.redelivered, truncated: res.truncated }),
   }),
@@ -71,7 +70,7 @@ export const webhookEndpointRoutes = [
     url: '/webhook-endpoints/:id',
     summary: 'Delete a webhook endpoint',
     rpc: WebhookEndpointService.method.deleteEndpoint,
-    schema: { params: EndpointIdParams, response: { 200: okEnvelope(Type.Object({ id: Type.String(), deleted: Type.Literal(true) })) } },
+    schema: { params: EndpointIdParams, response: { 200: okEnvelope(DeletedEndpointJson) } },
     toRequest: (req) => ({ id: (req.params as { id: string }).id }),
     toData: (res) => ({ id: res.id, deleted: true as const }),
   }),
