@@ -7,4 +7,6 @@ export const EXIT = {
   usage: 2,
   /** The service could not be reached. */
   network: 3,
+  /** `vps status` or `publish --wait` ran out of attempts before a terminal status. */
+  notTerminal: 4,
 } as const;

@@ -44,11 +44,10 @@ import { UpstreamError } from '../upstream/failures';
 import { PHOTO_PUBLISH_FIELDS, SHOP_PUBLISH_FIELDS, VIDEO_PUBLISH_FIELDS } from '../upstream/field-tables';
 import { toOfficial, flattenOfficial } from '../upstream/mapping';
 import { getVideoStatus } from '../upstream/shop/content';
-import { getPublishStatus, searchLocations, suggestHashtags, type PrivacyLevel } from '../upstream/vplat/publishing';
+import { getPublishStatus, searchLocations, suggestHashtags, PRIVACY_LEVELS, type PrivacyLevel } from '../upstream/vplat/publishing';
 
 export type PublishSettings = IntakeSettings;
 
-export const PRIVACY_LEVELS: readonly PrivacyLevel[] = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'];
 export const MAX_PHOTOS = 35;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -116,8 +115,9 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
       {
         videoUrl: video ? mediaUrl(this.deps.signer, this.deps.publicUrl, video.id, video.expiresAt!) : req.videoUrl,
         caption: req.caption || undefined,
-        isBrandOrganic: req.isBrandOrganic,
-        isBrandedContent: req.isBrandedContent,
+        // The platform refuses a post without both disclosures; absent means not promotional.
+        isBrandOrganic: req.isBrandOrganic ?? false,
+        isBrandedContent: req.isBrandedContent ?? false,
         disableComment: req.disableComment,
         disableDuet: req.disableDuet,
         disableStitch: req.disableStitch,
@@ -144,7 +144,7 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
     const badUrl = req.photoUrls.findIndex((u) => !/^https?:\/\/\S+$/i.test(u));
     if (badUrl >= 0) throw invalidField(`photoUrls[${badUrl}]`, 'must be an absolute http(s) URL');
     if (!req.privacyLevel) throw invalidField('privacyLevel', 'is required');
-    if (!PRIVACY_LEVELS.includes(req.privacyLevel as PrivacyLevel)) throw invalidField('privacyLevel', `must be one of ${PRIVACY_LEVELS.join(', ')}`);
+    if (!(PRIVACY_LEVELS as readonly string[]).includes(req.privacyLevel)) throw invalidField('privacyLevel', `must be one of ${PRIVACY_LEVELS.join(', ')}`);
     if (req.photoCoverIndex !== undefined && (req.photoCoverIndex < 0 || req.photoCoverIndex >= req.photoUrls.length)) {
       throw invalidField('photoCoverIndex', `must index one of the ${req.photoUrls.length} photoUrls, from 0`);
     }
@@ -164,8 +164,9 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
         title: req.title || undefined,
         caption: req.caption || undefined,
         autoAddMusic: req.autoAddMusic,
-        isBrandOrganic: req.isBrandOrganic,
-        isBrandedContent: req.isBrandedContent,
+        // The platform refuses a post without both disclosures; absent means not promotional.
+        isBrandOrganic: req.isBrandOrganic ?? false,
+        isBrandedContent: req.isBrandedContent ?? false,
         disableComment: req.disableComment,
         draft: req.draft || undefined,
         musicSoundId: req.musicSoundId || undefined,

@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MAX_CAPTION_UTF16 } from '../../core/publishing/caption';
 import { PUBLISH_STATUSES } from '../../core/db/schema';
 import { REASON_CATEGORIES } from '../../core/publishing/status';
-import { MAX_PHOTOS, MAX_SHOP_TITLE_UTF16, PRIVACY_LEVELS } from '../../core/services/publish.service';
+import { MAX_PHOTOS, MAX_SHOP_TITLE_UTF16 } from '../../core/services/publish.service';
+import { PRIVACY_LEVELS } from '../../core/upstream/vplat/publishing';
 import { NullableTimestamp, Timestamp } from './common';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>

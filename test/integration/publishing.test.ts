@@ -109,6 +109,14 @@ describe('video track publishing', () => {
     expect(done).toMatchObject({ reason: 'spam_risk_text', reasonCategory: 'content_rejected', postId: null });
   });
 
+  it('sends both brand disclosures as false when the caller leaves them out, which the platform requires', async () => {
+    const { isBrandOrganic: _organic, isBrandedContent: _branded, ...body } = baseBody('no disclosures given');
+    const res = await publish(body);
+    expect(res.body.code).toBe(0);
+    const done = await until(res.body.data.id, (r) => r.postId !== null);
+    expect(done.status).toBe('publish_complete');
+  });
+
   it('publishes a draft to the inbox', async () => {
     const res = await publish({ ...baseBody('a draft'), draft: true });
     expect(res.body.data.draft).toBe(true);

@@ -33,7 +33,8 @@ export interface VideoPublishRequest {
   post_info: VideoPostInfo;
 }
 
-export type PrivacyLevel = 'PUBLIC_TO_EVERYONE' | 'MUTUAL_FOLLOW_FRIENDS' | 'FOLLOWER_OF_CREATOR' | 'SELF_ONLY';
+export const PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
+export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
 
 export interface PhotoPublishRequest {
   business_id: string;
