@@ -91,6 +91,11 @@ export function nulField(req: FastifyRequest): string | undefined {
   return field === undefined ? undefined : `${field || 'request'}: must not contain the NUL character`;
 }
 
+/** The request stream of a server-streaming call: one message. */
+export async function* single<T>(message: T): AsyncIterable<T> {
+  yield message;
+}
+
 export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], transport: Transport): void {
   for (const route of routes) {
     const access = accessOf(route.rpc);

@@ -134,6 +134,8 @@ export function createVpsClient(config: ClientConfig): VpsClient {
     let text: string;
     try {
       res = await fetch(url, { method: ep.method, headers, body: body as RequestInit['body'], signal: signals.length ? AbortSignal.any(signals) : undefined, duplex: 'half' } as RequestInit);
+      const type = res.headers.get('content-type') ?? '';
+      if (ep.answersFile && res.ok && !type.startsWith('application/json')) return { contentType: type, bytes: new Uint8Array(await res.arrayBuffer()) };
       text = await res.text();
     } catch (err) {
       if (options.signal?.aborted) throw err;

@@ -31,14 +31,22 @@ export interface Endpoint<T extends Shape = Shape> {
   readonly path: string;
   /** multipart/form-data with `fields` then a `file` part. */
   readonly upload?: boolean;
+  /** Answers with a file rather than the envelope when it succeeds (refusals are envelopes). */
+  readonly answersFile?: boolean;
   /** Before a retry, ask the service whether the first attempt went through (shop publish). */
   readonly checkEarlierAttempt?: boolean;
   /** Never set: carries the shape for the type checker. */
   readonly shape?: T;
 }
 
-export function endpoint<T extends Shape>(method: HttpMethod, path: string, extra: { upload?: boolean; checkEarlierAttempt?: boolean } = {}): Endpoint<T> {
+export function endpoint<T extends Shape>(method: HttpMethod, path: string, extra: { upload?: boolean; answersFile?: boolean; checkEarlierAttempt?: boolean } = {}): Endpoint<T> {
   return { method, path, ...extra };
+}
+
+/** What an endpoint that answers with a file gives: its type and its bytes. */
+export interface FileAnswer {
+  contentType: string;
+  bytes: Uint8Array;
 }
 
 /** The input of a call: the shape without its data. */

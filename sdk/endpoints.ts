@@ -85,7 +85,7 @@ import type {
   RecoveredJson,
   WebhookEndpointJson,
 } from '../gateway/schemas/webhook-endpoints';
-import { endpoint, type Json, type UploadFile } from './endpoint';
+import { endpoint, type FileAnswer, type Json, type UploadFile } from './endpoint';
 
 const BUSINESS = '/v1/vplat/v1.3/business';
 const COMMENT = `${BUSINESS}/comment`;
@@ -151,6 +151,8 @@ export const ENDPOINTS = {
     /** An image for imageMediaId of send (JPG or PNG, at most 3 MB). */
     uploadMedia: endpoint<{ fields: Fields<Json<typeof MessageMediaUploadFields>>; file: UploadFile; data: Json<typeof MediaUploadJson> }>('POST', `${MESSAGE}/media/upload`, { upload: true }),
     downloadMedia: endpoint<{ body: Json<typeof MediaDownloadBody>; data: Json<typeof MediaDownloadJson> }>('POST', `${MESSAGE}/media/download`),
+    /** The media's bytes, fetched by the service with the account's token. */
+    fetchMedia: endpoint<{ query: Json<typeof MediaDownloadBody>; data: FileAnswer }>('GET', `${MESSAGE}/media/content`, { answersFile: true }),
     autoMessages: {
       get: endpoint<{ body: Json<typeof AutoMessageGetBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/get`),
       create: endpoint<{ body: Json<typeof AutoMessageCreateBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/create`),

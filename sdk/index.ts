@@ -1,7 +1,7 @@
 /** The typed client of the /v1 API. */
 export { createVpsClient, type ClientConfig, type CallOptions, type RetryInfo, type VpsClient } from './client';
 export { ENDPOINTS } from './endpoints';
-export type { Endpoint, UploadFile } from './endpoint';
+export type { Endpoint, FileAnswer, UploadFile } from './endpoint';
 export { VpsApiError, VpsNetworkError, type Envelope } from './errors';
 export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy';
 export { SseParser, streamEvents, type EventStreamOptions, type ReconnectBackoff, type SseFrame, type StreamedEvent, type StreamState } from './event-stream';

@@ -5,13 +5,15 @@
  * exactly one kind of content per send, the IMAGE_SEND check before an image, the expiry moments
  * of media ids and download addresses, and the `vplat.message.sent` event of every send.
  */
-import type { JsonObject } from '@bufbuild/protobuf';
+import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type {
   CreateAutoMessageRequest,
   DeleteAutoMessageRequest,
   GetAutoMessagesRequest,
   GetCapabilitiesRequest,
+  FetchMediaRequest,
+  FetchMediaResponseSchema,
   GetMediaDownloadRequest,
   ListConversationsRequest,
   ListMessagesRequest,
@@ -176,20 +178,37 @@ export class MessageService implements ServiceImpl<typeof MessageServiceDesc> {
     return { data: { ...data, expiresAt: new Date(Date.now() + MEDIA_ID_VALID_MS).toISOString() } as JsonObject };
   }
 
-  async getMediaDownload(req: GetMediaDownloadRequest, ctx: HandlerContext) {
+  /** The official download address of a message's media, and the token that fetching it needs. */
+  private async mediaDownload(req: GetMediaDownloadRequest | FetchMediaRequest, ctx: HandlerContext) {
     const fields = {
       conversationId: required('conversationId', req.conversationId, 500),
       messageId: required('messageId', req.messageId, 500),
       mediaId: required('mediaId', req.mediaId, 500),
       mediaType: oneOf('mediaType', req.mediaType, MEDIA_TYPES),
     };
+    let accessToken = '';
     const { data } = await this.through(
       ctx,
       req.account,
-      (token, seat) => official.getMessageMediaDownload(this.vplat, token, toOfficial(MEDIA_DOWNLOAD_BODY, fields, { business_id: seat.accountId }) as unknown as official.MediaDownloadRequest),
+      (token, seat) => {
+        accessToken = token;
+        return official.getMessageMediaDownload(this.vplat, token, toOfficial(MEDIA_DOWNLOAD_BODY, fields, { business_id: seat.accountId }) as unknown as official.MediaDownloadRequest);
+      },
       MEDIA_DOWNLOAD_ANSWER,
     );
+    return { data, accessToken };
+  }
+
+  async getMediaDownload(req: GetMediaDownloadRequest, ctx: HandlerContext) {
+    const { data } = await this.mediaDownload(req, ctx);
     return { data: { ...data, expiresAt: new Date(Date.now() + DOWNLOAD_URL_VALID_MS).toISOString() } as JsonObject };
+  }
+
+  async *fetchMedia(req: FetchMediaRequest, ctx: HandlerContext): AsyncGenerator<MessageInitShape<typeof FetchMediaResponseSchema>> {
+    const { data, accessToken } = await this.mediaDownload(req, ctx);
+    const file = await official.downloadMessageMedia(this.vplat, accessToken, String(data.downloadUrl));
+    yield { part: { case: 'head', value: { contentType: file.contentType, contentLength: file.contentLength === undefined ? undefined : BigInt(file.contentLength) } } };
+    for await (const chunk of file.body) yield { part: { case: 'chunk', value: chunk } };
   }
 
   async getCapabilities(req: GetCapabilitiesRequest, ctx: HandlerContext) {

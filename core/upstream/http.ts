@@ -35,6 +35,13 @@ interface Envelope {
   data?: unknown;
 }
 
+/** A file streamed from the platform. */
+export interface OfficialFile {
+  contentType: string;
+  contentLength: number | undefined;
+  body: AsyncIterable<Buffer>;
+}
+
 const NETWORK_TIMEOUT_ERRORS = ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
 
 export class UpstreamHttp {
@@ -103,6 +110,51 @@ export class UpstreamHttp {
       });
     }
     return (envelope.data ?? {}) as T;
+  }
+
+  /**
+   * Fetches a file the platform serves outside its envelope (a media download address), as a
+   * stream of at most `maxBytes`. A refusal is classified by its HTTP status, as an answer without
+   * the envelope is in `call`.
+   */
+  async download(req: { platform: UpstreamPlatform; endpoint: string; url: string; headers: Record<string, string>; maxBytes: number; totalMs: number }): Promise<OfficialFile> {
+    const fail = (failureClass: FailureClass, extra: Partial<UpstreamError['failure']> = {}) =>
+      new UpstreamError({ platform: req.platform, endpoint: req.endpoint, failureClass, retryable: isRetryableClass(failureClass), ...extra });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(req.url, { method: 'GET', headers: req.headers, dispatcher: this.agent, signal: AbortSignal.timeout(req.totalMs) });
+    } catch (err) {
+      throw this.networkFailure(err, fail);
+    }
+    const status = response.statusCode;
+    const declared = Number(response.headers['content-length']);
+    const tooLarge = () => fail('bad_request', { httpStatus: status, officialMessage: `the file is larger than the ${req.maxBytes} bytes the service relays` });
+    if (status !== 200 || declared > req.maxBytes) {
+      response.body.destroy();
+      if (status === 200) throw tooLarge();
+      throw fail(classifyOfficial(req.platform, undefined, status), { httpStatus: status, officialMessage: `the download address answered HTTP ${status}` });
+    }
+    const type = response.headers['content-type'];
+    const networkFailure = (err: unknown) => this.networkFailure(err, fail);
+    async function* bytes(): AsyncGenerator<Buffer> {
+      let total = 0;
+      try {
+        for await (const chunk of response.body as AsyncIterable<Buffer>) {
+          total += chunk.length;
+          if (total > req.maxBytes) throw tooLarge();
+          yield chunk;
+        }
+      } catch (err) {
+        throw err instanceof UpstreamError ? err : networkFailure(err);
+      } finally {
+        response.body.destroy();
+      }
+    }
+    return {
+      contentType: typeof type === 'string' && type ? type : 'application/octet-stream',
+      contentLength: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined,
+      body: bytes(),
+    };
   }
 
   private networkFailure(err: unknown, fail: (c: FailureClass, extra?: Partial<UpstreamError['failure']>) => UpstreamError): UpstreamError {

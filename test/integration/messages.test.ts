@@ -4,6 +4,7 @@
  * field table; the exactly-one-of rule of a send; the IMAGE_SEND check; media expiry; automatic
  * messages through their review; the seat, plan and upstream failures; one event per send.
  */
+import { createVpsClient } from '../../sdk/client';
 import { fromOfficial } from '../../core/upstream/mapping';
 import {
   AUTO_MESSAGE_GET_ANSWER,
@@ -193,6 +194,36 @@ describe('direct messages', () => {
       const bytes = await fetch(String(download.body.data.downloadUrl), { headers: { 'x-user': token() } });
       expect(bytes.status).toBe(200);
       expect(Buffer.from(await bytes.arrayBuffer()).equals(png(32, 32))).toBe(true);
+
+      // media/content: the same bytes with only the API key; the service holds the token.
+      const media = { account: account.openId, conversationId, messageId: image.body.data.messageId as string, mediaId, mediaType: 'IMAGE' as const };
+      const query = new URLSearchParams(media);
+      const relayed = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      expect(relayed.status).toBe(200);
+      expect(relayed.headers.get('content-type')).toBe('image/png');
+      expect(relayed.headers.get('cache-control')).toBe('private, no-store');
+      expect(Buffer.from(await relayed.arrayBuffer()).equals(png(32, 32))).toBe(true);
+      const viaSdk = await createVpsClient({ baseUrl: stack.baseUrl, apiKey: tenant.apiKey }).messages.fetchMedia({ query: media });
+      expect(viaSdk.contentType).toBe('image/png');
+      expect(Buffer.from(viaSdk.bytes).equals(png(32, 32))).toBe(true);
+      // A media id the platform does not know is its refusal, in the envelope, before any byte.
+      query.set('mediaId', 'no-such-media');
+      const unknown = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      expect(unknown.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(((await unknown.json()) as { code: number }).code).toBe(3001);
+    });
+
+    it('refuses media/content without a key (1001), for an account of no seat (1007), and with a missing field (2001)', async () => {
+      const query = new URLSearchParams({ account: account.openId, conversationId: 'c', messageId: 'm', mediaId: 'x', mediaType: 'IMAGE' });
+      const anonymous = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`);
+      expect([anonymous.status, ((await anonymous.json()) as { code: number }).code]).toEqual([401, 1001]);
+      const other = new URLSearchParams(query);
+      other.set('account', 'nobody-here');
+      const unbound = await fetch(`${stack.baseUrl}${BASE}/media/content?${other}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      expect(((await unbound.json()) as { code: number }).code).toBe(1007);
+      query.delete('mediaId');
+      const missing = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      expect(await missing.json()).toMatchObject({ code: 2001, message: expect.stringContaining('mediaId') });
     });
 
     it('logs one vplat.message.sent per message sent, with the official field names, and none for a typing indicator', async () => {

@@ -4,7 +4,7 @@
  * wire shapes (snake_case). A send is not idempotent and counts against the conversation's
  * 48-hour window (10 messages), so nothing here retries; failures arrive as UpstreamError.
  */
-import { FormData } from '../http';
+import { FormData, type OfficialFile } from '../http';
 import type { VplatClient } from './client';
 
 export type ConversationType = 'STRANGER' | 'SINGLE';
@@ -194,6 +194,22 @@ export function uploadMessageMedia(client: VplatClient, accessToken: string, bus
 
 export function getMessageMediaDownload(client: VplatClient, accessToken: string, body: MediaDownloadRequest): Promise<MediaDownloadData> {
   return client.post<MediaDownloadData>('business/message/media/download/', accessToken, body);
+}
+
+/** Message media a service relays at most: the platform's own media limits are far below it. */
+export const MESSAGE_MEDIA_RELAY_MAX_BYTES = 200 * 1024 * 1024;
+const MESSAGE_MEDIA_TIMEOUT_MS = 300_000;
+
+/** The bytes behind a media/download address, fetched as the platform asks: with `x-user: <Access-Token>`. */
+export function downloadMessageMedia(client: VplatClient, accessToken: string, downloadUrl: string): Promise<OfficialFile> {
+  return client.http.download({
+    platform: 'vplat',
+    endpoint: 'business/message/media/download (address)',
+    url: downloadUrl,
+    headers: { 'x-user': accessToken },
+    maxBytes: MESSAGE_MEDIA_RELAY_MAX_BYTES,
+    totalMs: MESSAGE_MEDIA_TIMEOUT_MS,
+  });
 }
 
 export function getMessagingCapabilities(client: VplatClient, accessToken: string, query: CapabilitiesQuery): Promise<CapabilitiesData> {

@@ -19,7 +19,7 @@ import { Access } from '../../../gen/vps/options/v1/options_pb';
 import { ApiError } from '../../../core/errors';
 import { bodyFromMessage } from '../../../core/events/present';
 import { RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../../../core/interceptors/access.interceptor';
-import { authorizeCaller, forwardedHeaders, nulField } from '../../rpc-route';
+import { authorizeCaller, forwardedHeaders, nulField, single } from '../../rpc-route';
 
 /** Sent first: how long an EventSource waits before reconnecting after the stream ends. */
 export const SSE_RETRY_MS = 3_000;
@@ -130,10 +130,6 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
       return reply.send(Readable.from(sseFrames(first, messages, call.signal, release, req.log)));
     },
   });
-}
-
-async function* single<T>(message: T): AsyncIterable<T> {
-  yield message;
 }
 
 async function* sseFrames(
