@@ -5,9 +5,9 @@ import tseslint from 'typescript-eslint';
 const IO_MODULES = ['node:*', 'fs', 'fs/*', 'http', 'https', 'net', 'dns', 'child_process', 'crypto', 'os', 'path', 'postgres', 'drizzle-orm', 'drizzle-orm/*', 'undici', 'fastify', '@connectrpc/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@electric-sql/pglite', 'pino'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'gen/', '.data/', 'dist/', 'coverage/', 'bin/'] },
+  { ignores: ['node_modules/', 'gen/', '.data/', 'dist/', 'console/dist/', 'coverage/', 'bin/', 'test-artifacts/'] },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

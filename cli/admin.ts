@@ -1,4 +1,5 @@
 /** `vps admin …`: the AdminService over Connect, printing JSON so scripts can chain the results. */
+import { createInterface } from 'node:readline';
 import { toJson, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -9,6 +10,7 @@ import { Track } from '../gen/vps/seat/v1/seat_pb';
 import { renderConnectError } from '../core/errors';
 import { adminClientConfig } from './client-config';
 import { EXIT } from './exit-codes';
+import { UsageError } from './usage-error';
 
 const TRACK_FLAG: Record<string, Track> = { video: Track.VIDEO, shop: Track.SHOP };
 
@@ -25,6 +27,18 @@ function track(value: string) {
   const t = TRACK_FLAG[value];
   if (t === undefined) throw new InvalidArgumentError('expected video or shop');
   return t;
+}
+
+/** The first line of stdin, without its line ending; a prompt on stderr only when a person types it. */
+async function readLineFromStdin(prompt: string): Promise<string | undefined> {
+  if (process.stdin.isTTY) process.stderr.write(prompt);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return undefined;
+  } finally {
+    lines.close();
+  }
 }
 
 export function adminCommand(): Command {
@@ -83,6 +97,14 @@ export function adminCommand(): Command {
   users.command('list').requiredOption('--customer <id>', 'customer id').action((o) => call(m.listUsers, { customerId: o.customer }));
   users.command('disable <id>').action((id: string) => call(m.setUserDisabled, { userId: id, disabled: true }));
   users.command('enable <id>').action((id: string) => call(m.setUserDisabled, { userId: id, disabled: false }));
+  users
+    .command('set-password <id>')
+    .description('set the console password, read as one line from stdin (never a flag: flags end up in shell history and ps)')
+    .action(async (id: string) => {
+      const password = await readLineFromStdin('console password (one line): ');
+      if (password === undefined) throw new UsageError('set-password: no password on stdin; pipe it in, e.g. vps admin users set-password <id> < password-file');
+      await call(m.setUserPassword, { userId: id, password });
+    });
 
   const keys = admin.command('keys').description('API keys (the plaintext is printed once, at creation)');
   keys

@@ -13,13 +13,14 @@ import { buildApp } from '../gateway/app';
 import { SealedBox } from '../core/crypto/sealed-box';
 import { openDatabase, type Database } from '../core/db/client';
 import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/embedded/local-secrets';
-import { seedDemoCustomer } from '../core/embedded/seed';
+import { DEMO_EMAIL, DEV_CONSOLE_PASSWORD_FILE, seedDemoCustomer } from '../core/embedded/seed';
 import { freePort, startTemporalDevServer } from '../core/embedded/temporal-dev-server';
 import { createLogger } from '../core/logger';
 import { createInProcessTransport } from '../core/in-process-transport';
 import { createCore } from '../core/router';
 import { startCoreServer } from '../core/server';
 import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
+import { ensureSearchAttributes, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/search-attributes';
 import { startWorker } from '../core/temporal/worker';
 import { sandboxSettings, startSandbox } from '../sandbox/server';
 import { UPSTREAM_WEBHOOK_PATH } from '../gateway/routes/upstream-webhooks';
@@ -149,6 +150,14 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       closers.push(async () => {
         if (clientPromise) await (await clientPromise).close();
       });
+      // A cluster of our own lacks the attributes every workflow start carries (the embedded dev
+      // server registers them itself). In the background, like every other wait on Temporal.
+      if (env.TEMPORAL_ADDRESS) {
+        const client = temporalClient;
+        void client()
+          .then((c) => ensureSearchAttributes(c.connection, env.TEMPORAL_NAMESPACE))
+          .catch((err: unknown) => logger.error({ err }, `could not register the search attributes ${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')} (Keyword); workflow starts fail until they exist`));
+      }
       events = new EventRecorder({
         db: database!.db,
         temporalClient,
@@ -205,6 +214,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
           productCacheTtlMs: env.PRODUCT_CACHE_TTL_MS,
           precheck: { dailyQuota: env.PRECHECK_DAILY_QUOTA, pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS, pollAttempts: env.PRECHECK_POLL_ATTEMPTS },
         },
+        consoleSessions: { ttlMs: env.CONSOLE_SESSION_TTL_MS, maxAgeMs: env.CONSOLE_SESSION_MAX_AGE_MS },
       });
       startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
       const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
@@ -237,7 +247,16 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     if (roles.has('gateway')) {
       if (env.CORE_URL) transport = createConnectTransport({ baseUrl: env.CORE_URL, httpVersion: '1.1', useBinaryFormat: true });
       if (!transport) throw new UsageError('CORE_URL is required for --role gateway without core in the same process');
-      const app = await buildApp({ transport, media, maxUploadBytes: env.VIDEO_MAX_BYTES, logger: logger.child({ component: 'gateway' }) });
+      const app = await buildApp({
+        transport,
+        media,
+        maxUploadBytes: env.VIDEO_MAX_BYTES,
+        logger: logger.child({ component: 'gateway' }),
+        publicUrl,
+        // With --role gateway alone the Temporal block above does not run: the setting still links.
+        temporalUiUrl: urls['Temporal UI'] ?? env.TEMPORAL_UI_URL ?? null,
+        temporalNamespace: env.TEMPORAL_NAMESPACE,
+      });
       await app.listen({ host: env.HOST, port: gatewayPort });
       closers.push(() => app.close());
       const address = app.server.address();
@@ -271,6 +290,7 @@ export function banner(running: Running, dataDir: string): string {
     lines.push(
       `  ${'Dev API key'.padEnd(width)}  ${path.join(dataDir, 'dev-api-key')}`,
       `  ${'Admin token'.padEnd(width)}  ${path.join(dataDir, 'admin-token')}`,
+      `  ${'Console sign-in'.padEnd(width)}  ${running.urls.API.replace(/\/v1$/, '/console')} as ${DEMO_EMAIL}, password in ${path.join(dataDir, DEV_CONSOLE_PASSWORD_FILE)}`,
       '',
       'Try it:',
       `  curl -s ${running.urls.API}/seats -H 'Authorization: Bearer ${running.devApiKey}'`,

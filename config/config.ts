@@ -150,6 +150,8 @@ export const VARIABLES = {
     example: '',
   }),
   RATE_LIMIT_PER_MINUTE: variable({ doc: 'Requests per minute per API key (token bucket, burst of the same size)', parse: positiveInt, fallback: 60, example: '60' }),
+  CONSOLE_SESSION_TTL_MS: variable({ doc: 'A console session unused this long ends (it is extended on use)', parse: positiveInt, fallback: 43_200_000, example: '43200000' }),
+  CONSOLE_SESSION_MAX_AGE_MS: variable({ doc: 'However active, a console session ends this long after sign-in', parse: positiveInt, fallback: 604_800_000, example: '604800000' }),
   VPS_ALLOW_INSECURE_WEBHOOK_URLS: variable({
     doc: 'Accept http and loopback/private webhook URLs: local development and tests only',
     parse: bool,

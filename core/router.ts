@@ -2,6 +2,7 @@ import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
 import { AdminService as AdminServiceDesc } from '../gen/vps/admin/v1/admin_pb';
 import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
+import { ConsoleService as ConsoleServiceDesc } from '../gen/vps/console/v1/console_pb';
 import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
 import { EventService as EventServiceDesc, IngestService as IngestServiceDesc } from '../gen/vps/event/v1/event_pb';
 import { WebhookEndpointService as WebhookEndpointServiceDesc } from '../gen/vps/webhook/v1/webhook_pb';
@@ -33,6 +34,8 @@ import type { Logger } from './logger';
 import type { Resolver } from './net/address-policy';
 import { AdminService } from './services/admin.service';
 import { AuthService } from './services/auth.service';
+import { ConsoleService } from './services/console.service';
+import { DEFAULT_SESSION_LIFETIME, type SessionLifetime } from './db/repositories/console-sessions';
 import { SeatService } from './services/seat.service';
 import { EventService, type WatchEvents } from './services/event.service';
 import { IngestService } from './services/ingest.service';
@@ -75,6 +78,8 @@ export interface CoreDeps {
   allowInsecureSourceUrls: boolean;
   /** The shop track: how long product answers are reused, and the pre-checks' quota and pacing. */
   shop: { productCacheTtlMs: number; precheck: PrecheckSettings };
+  /** Lifetime of console sessions (idle and absolute); DEFAULT_SESSION_LIFETIME when not given. */
+  consoleSessions?: SessionLifetime;
 }
 
 export interface CoreHandlers {
@@ -86,6 +91,7 @@ export interface CoreHandlers {
 /** The core's Connect services and interceptors, ready for an HTTP server or an in-memory transport. */
 export function createCore(deps: CoreDeps): CoreHandlers {
   const health = temporalHealthProbe({ client: deps.temporalClient, taskQueue: deps.taskQueue, timeoutMs: 30_000 });
+  const sessionLifetime = deps.consoleSessions ?? DEFAULT_SESSION_LIFETIME;
   const services = {
     admin: new AdminService({
       db: deps.db,
@@ -95,6 +101,7 @@ export function createCore(deps: CoreDeps): CoreHandlers {
       logger: deps.logger,
     }),
     auth: new AuthService(),
+    console: new ConsoleService({ db: deps.db, lifetime: sessionLifetime }),
     seats: new SeatService({ db: deps.db }),
     webhooks: new WebhookEndpointService({
       db: deps.db,
@@ -137,6 +144,7 @@ export function createCore(deps: CoreDeps): CoreHandlers {
     routes: (router) => {
       router.service(AdminServiceDesc, services.admin);
       router.service(AuthServiceDesc, services.auth);
+      router.service(ConsoleServiceDesc, services.console);
       router.service(SeatServiceDesc, services.seats);
       router.service(WebhookEndpointServiceDesc, services.webhooks);
       router.service(EventServiceDesc, services.events);
@@ -151,7 +159,7 @@ export function createCore(deps: CoreDeps): CoreHandlers {
     },
     interceptors: [
       errorsInterceptor(deps.logger),
-      accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute }),
+      accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute, sessionTtlMs: sessionLifetime.ttlMs }),
       idempotencyInterceptor({ db: deps.db, ttlMs: IDEMPOTENCY_KEY_TTL_MS, sealedBox: deps.sealedBox }),
     ],
   };

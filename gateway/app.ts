@@ -14,6 +14,9 @@ import { registerMediaRoutes } from './routes/media';
 import { registerVideoUploadRoute, videoRoutes } from './routes/v1/videos';
 import { registerPhotoUploadRoute } from './routes/v1/shop-catalog';
 import { registerMessageMediaRoute } from './routes/v1/message-media';
+import { registerConsoleApi } from './routes/console-api';
+import { registerConsoleStatic } from './routes/console-static';
+import { registerDocs } from './docs';
 
 export interface GatewayOptions {
   /** How the gateway reaches core: in memory (--role all) or over HTTP. */
@@ -25,6 +28,11 @@ export interface GatewayOptions {
   maxUploadBytes: number;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number;
+  /** Public origin of the gateway, the OpenAPI document's server; without it, the origin /docs was loaded from. */
+  publicUrl?: string;
+  /** Where the console links a workflow: the Temporal UI and namespace; no links without a UI. */
+  temporalUiUrl?: string | null;
+  temporalNamespace?: string;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -69,9 +77,13 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   });
 
   registerEnvelope(app, opts.transport);
+  // Before every route: the document is collected as routes are added.
+  await registerDocs(app, { publicUrl: opts.publicUrl });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await registerUpstreamWebhooks(app, opts.transport);
   registerMediaRoutes(app, { transport: opts.transport, media: opts.media });
+  await registerConsoleApi(app, { transport: opts.transport, publicUrl: opts.publicUrl });
+  await registerConsoleStatic(app, { temporalUiUrl: opts.temporalUiUrl ?? null, temporalNamespace: opts.temporalNamespace });
   await app.register(
     async (v1) => {
       registerRpcRoutes(v1, v1Routes, opts.transport);

@@ -10,6 +10,7 @@ import { AuthService } from '../gen/vps/auth/v1/auth_pb';
 import { Access } from '../gen/vps/options/v1/options_pb';
 import { accessOf, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../core/interceptors/access.interceptor';
 import { ApiError } from '../core/errors';
+import { CSRF_HEADER } from '../core/crypto/session-tokens';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/interceptors/idempotency.interceptor';
 
 export interface RpcRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
@@ -45,17 +46,38 @@ export function forwardResponseHeaders(from: Headers, reply: FastifyReply): void
   }
 }
 
-/** Headers a gateway passes to core: the caller's credential and the request id, if printable. */
+/** The console's session cookie (HttpOnly: the console's script never sees the token). */
+export const SESSION_COOKIE = 'vps_session';
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/** The first cookie of that name in a Cookie header; a tiny parser, since no value is ever decoded. */
+export function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * Headers a gateway passes to core: the caller's credential and the request id, if printable. The
+ * credential is the Authorization header when there is one (it always wins); otherwise the console's
+ * session cookie, as `Session <token>`, with the CSRF token core checks on writes.
+ */
 export function forwardedHeaders(req: FastifyRequest): Headers {
   const headers = new Headers({ 'x-request-id': req.id });
   const auth = req.headers.authorization;
+  const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
   // A header with control or non-ASCII characters cannot be a valid key; send a placeholder
   // instead of letting the Headers constructor throw, so the caller gets 1001, not 5000.
-  if (typeof auth === 'string') headers.set('authorization', /^[\x20-\x7e]*$/.test(auth) ? auth : 'invalid');
+  if (typeof auth === 'string') headers.set('authorization', PRINTABLE.test(auth) ? auth : 'invalid');
+  else if (session !== undefined) headers.set('authorization', `Session ${PRINTABLE.test(session) ? session : 'invalid'}`);
+  const csrf = req.headers[CSRF_HEADER];
+  if (typeof csrf === 'string' && PRINTABLE.test(csrf)) headers.set(CSRF_HEADER, csrf);
   // Checked by core. A value the Headers constructor would refuse is sent as a blank, which core
   // refuses with 2001 naming the header, rather than failing here with 5000.
   const key = req.headers[IDEMPOTENCY_KEY_HEADER];
-  if (typeof key === 'string') headers.set(IDEMPOTENCY_KEY_HEADER, /^[\x20-\x7e]*$/.test(key) ? key : ' ');
+  if (typeof key === 'string') headers.set(IDEMPOTENCY_KEY_HEADER, PRINTABLE.test(key) ? key : ' ');
   return headers;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready for the test suite: the local Postgres server running, the Temporal CLI
-# present (built once from its Go module if absent), and the RPC code generated.
+# present (built once from its Go module if absent), Debian's Chromium for the browser tests, and
+# the RPC code generated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,15 @@ fi
 
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
   bash scripts/temporal-cli.sh >/dev/null
+fi
+
+# The browser tests drive Debian's Chromium through playwright-core, which downloads no browser.
+if [ -z "${VPS_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  echo "installing Debian's chromium for the browser tests" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
 fi
 
 npx --no-install buf generate

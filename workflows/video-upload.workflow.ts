@@ -4,7 +4,7 @@
  * API for a file id, and a video track record becomes available with its lifetime started. Every
  * failure lands on the record (status failed, failureReason) before the workflow ends.
  */
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { workflowIds } from '../core/temporal/workflow-ids';
 import type { VideoLifetimeInput, VideoUploadInput, VideoUploadResult } from './shared';
@@ -54,6 +54,8 @@ export async function videoUploadWorkflow(input: VideoUploadInput): Promise<Vide
       workflowId: workflowIds.videoLifetime(videoId),
       args: [lifetime],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      // The same customer, seat and video as this upload: an operator finds both by one query.
+      typedSearchAttributes: workflowInfo().typedSearchAttributes,
     });
     return { status: 'available' };
   } catch (err) {

@@ -6,10 +6,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
-const REPO_ROOT = path.resolve(__dirname, '..', '..');
+import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 
-/** Search attributes the workflows are tagged with, so operators can filter by business ids. */
-export const SEARCH_ATTRIBUTES = ['CustomerId', 'SeatId', 'RecordId'];
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 export function findTemporalCli(explicitPath?: string): string {
   const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'temporal-cli.sh')], {
@@ -55,7 +54,7 @@ export async function startTemporalDevServer(opts: {
     '--log-level',
     'error',
     ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
-    ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...SEARCH_ATTRIBUTE_KEYS.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
   ];
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
   let stderr = '';

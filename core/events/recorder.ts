@@ -12,6 +12,7 @@ import { newId } from '../ids';
 import { workflowIds } from '../temporal/workflow-ids';
 import type { WebhookDeliveryInput } from '../../workflows/shared';
 import { patternMatches } from './event-types';
+import { workSearchAttributes } from '../temporal/search-attributes';
 
 export interface DeliverySettings {
   taskQueue: string;
@@ -62,6 +63,7 @@ export class EventRecorder {
         taskQueue: this.deps.delivery.taskQueue,
         workflowId: delivery.workflowId,
         args: [input],
+        typedSearchAttributes: workSearchAttributes({ customerId: delivery.customerId, recordId: delivery.id }),
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       });
     } catch (err) {

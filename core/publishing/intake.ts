@@ -17,6 +17,7 @@ import type { PublishInput, PublishTimings } from '../../workflows/shared';
 import { applyChange } from './records';
 import type { BoundSeat } from './seats';
 import { isTerminal } from './status';
+import { workSearchAttributes } from '../temporal/search-attributes';
 
 export interface IntakeSettings extends PublishTimings {
   /** How long a publish request waits for the official share id before answering without it. */
@@ -90,6 +91,7 @@ export class PublishIntake {
         taskQueue: this.deps.taskQueue,
         workflowId: record.workflowId,
         args: [workflowInput],
+        typedSearchAttributes: workSearchAttributes({ customerId: record.customerId, seatId: record.seatId, recordId: record.id }),
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       });

@@ -13,13 +13,16 @@ import type {
   ListUsersRequest,
   RevokeApiKeyRequest,
   SetUserDisabledRequest,
+  SetUserPasswordRequest,
   UnbindSeatRequest,
   UpdateCustomerRequest,
 } from '../../gen/vps/admin/v1/admin_pb';
 import { generateApiKey } from '../crypto/api-keys';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
 import { sqlState, UNIQUE_VIOLATION } from '../db/errors';
+import * as sessions from '../db/repositories/console-sessions';
 import * as seatsRepo from '../db/repositories/seats';
 import * as tenancy from '../db/repositories/tenancy';
 import { ApiError, invalidField } from '../errors';
@@ -48,6 +51,19 @@ const dateOf = (t: Timestamp | undefined) => (t ? timestampDate(t) : null);
 
 function notFound(kind: string, id: string): ApiError {
   return new ApiError(1005, `${kind} ${id || '(empty id)'} does not exist`);
+}
+
+/** Issues a key to a user, for the operator and for the console alike; the plaintext is returned once. */
+export async function issueApiKey(db: Db, user: { id: string; customerId: string }, name: string) {
+  const key = generateApiKey();
+  const row = await tenancy.insertApiKey(db, {
+    customerId: user.customerId,
+    userId: user.id,
+    name: name.trim().slice(0, MAX_NAME),
+    prefix: key.prefix,
+    keyHash: key.hash,
+  });
+  return { apiKey: toApiKey(row), plaintext: key.plaintext };
 }
 
 /** Operator actions. Each rule of the spec's seat table is enforced here, inside a transaction. */
@@ -107,18 +123,26 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
     return { user: toUser(row) };
   }
 
+  async setUserPassword(req: SetUserPasswordRequest) {
+    const length = [...req.password].length;
+    if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+      throw invalidField('password', `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+    }
+    const hash = await hashPassword(req.password);
+    const row = await this.deps.db.transaction(async (tx) => {
+      const updated = await sessions.setUserPassword(tx, req.userId, hash);
+      // A new password signs out every browser, which is what a user who suspects a leak expects.
+      if (updated) await sessions.deleteUserSessions(tx, updated.id, { all: true });
+      return updated;
+    });
+    if (!row) throw notFound('user', req.userId);
+    return { user: toUser(row) };
+  }
+
   async createApiKey(req: CreateApiKeyRequest) {
     const user = await tenancy.findUser(this.deps.db, req.userId);
     if (!user) throw notFound('user', req.userId);
-    const key = generateApiKey();
-    const row = await tenancy.insertApiKey(this.deps.db, {
-      customerId: user.customerId,
-      userId: user.id,
-      name: req.name.trim().slice(0, MAX_NAME),
-      prefix: key.prefix,
-      keyHash: key.hash,
-    });
-    return { apiKey: toApiKey(row), plaintext: key.plaintext };
+    return issueApiKey(this.deps.db, user, req.name);
   }
 
   async listApiKeys(req: ListApiKeysRequest) {

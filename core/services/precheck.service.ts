@@ -19,6 +19,7 @@ import { bookSeat } from '../publishing/seats';
 import { shopLibraryFile } from '../publishing/shop-files';
 import { workflowIds } from '../temporal/workflow-ids';
 import type { PrecheckInput } from '../../workflows/shared';
+import { workSearchAttributes } from '../temporal/search-attributes';
 
 export interface PrecheckSettings {
   /** Pre-checks per account per UTC day. */
@@ -79,6 +80,7 @@ export class PrecheckService implements ServiceImpl<typeof PrecheckServiceDesc> 
         taskQueue: this.deps.taskQueue,
         workflowId,
         args: [input],
+        typedSearchAttributes: workSearchAttributes({ customerId: decision.row.customerId, seatId: decision.row.seatId, recordId: id }),
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       });
     } catch (err) {

@@ -39,6 +39,7 @@ import type { TokenSigner } from '../media/signed-tokens';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
 import { workflowIds } from '../temporal/workflow-ids';
 import { VIDEO_LIFETIME_END_SIGNAL, type VideoLifetimeInput, type VideoUploadInput } from '../../workflows/shared';
+import { workSearchAttributes } from '../temporal/search-attributes';
 
 export interface VideoSettings {
   /** Largest video accepted, in bytes. */
@@ -277,6 +278,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
       taskQueue: this.deps.taskQueue,
       workflowId: workflowIds.videoUpload(row.id),
       args: [input],
+      typedSearchAttributes: workSearchAttributes({ customerId: row.customerId, seatId: row.seatId, recordId: row.id }),
       // A retried call finds the running upload rather than starting a second one.
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     });
@@ -288,6 +290,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
       taskQueue: this.deps.taskQueue,
       workflowId: workflowIds.videoLifetime(row.id),
       args: [input],
+      typedSearchAttributes: workSearchAttributes({ customerId: row.customerId, seatId: row.seatId, recordId: row.id }),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     });
   }

@@ -5,6 +5,7 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { TokenRefreshInput } from '../../workflows/shared';
 import { workflowIds } from './workflow-ids';
+import { workSearchAttributes } from './search-attributes';
 
 export interface TokenRefreshSettings {
   taskQueue: string;
@@ -21,6 +22,7 @@ export function tokenRefreshStarter(client: () => Promise<Client>, settings: Tok
       taskQueue: settings.taskQueue,
       workflowId: workflowIds.tokenRefresh(seatId),
       args: [input],
+      typedSearchAttributes: workSearchAttributes({ seatId, recordId: seatId }),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     });

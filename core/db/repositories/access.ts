@@ -22,7 +22,7 @@ export interface AccessRow {
 // The bucket, refilled continuously up to its capacity ($2 per minute). `excluded.updated_at` is
 // this request's clock reading. A request that waited for the row lock read the clock before the
 // request that held it, so elapsed time is floored at zero and the bucket's time never moves back.
-const REFILLED = `least($2::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ($2::float8 / 60))`;
+export const REFILLED = `least($2::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ($2::float8 / 60))`;
 
 const AUTHENTICATE_AND_METER = `
   with k as (

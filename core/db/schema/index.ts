@@ -5,3 +5,4 @@ export * from './webhooks';
 export * from './events';
 export * from './idempotency';
 export * from './media';
+export * from './console';

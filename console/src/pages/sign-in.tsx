@@ -1,0 +1,42 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, type ApiError } from '../api';
+import { ErrorNote } from '../components/feedback';
+import { toApiError } from '../components/load';
+import type { Session } from '../types';
+
+export function SignIn(props: { onSignedIn: (session: Session) => void }): JSX.Element {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
+    try {
+      props.onSignedIn(await api<Session>('POST', '/console/api/session', { email: form.get('email'), password: form.get('password') }));
+    } catch (err) {
+      setError(toApiError(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="sign-in">
+      <form class="card" onSubmit={submit} aria-labelledby="sign-in-title">
+        <h1 id="sign-in-title">Sign in</h1>
+        <label class="field">
+          <span>Email</span>
+          <input name="email" type="email" autocomplete="username" required autofocus />
+        </label>
+        <label class="field">
+          <span>Password</span>
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        <ErrorNote error={error} />
+        <button type="submit" class="primary wide" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * Console sessions and the console credentials behind them. The cookie's token is 256 random bits;
+ * only its SHA-256 is stored, so the table can leak without letting anyone sign in.
+ */
+import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { rawQuery, type Db, type Executor } from '../client';
+import { consoleSessions, users } from '../schema';
+import { newId } from '../../ids';
+import { REFILLED, type AccessRow } from './access';
+import type { UserRow } from './tenancy';
+
+export interface SessionLifetime {
+  /** Idle lifetime: a session unused this long ends. */
+  ttlMs: number;
+  /** However active, a session ends this long after sign-in. */
+  maxAgeMs: number;
+}
+
+/** Used where no configuration is given (tests, benchmarks); `vps serve` passes its own. */
+export const DEFAULT_SESSION_LIFETIME: SessionLifetime = { ttlMs: 12 * 3_600_000, maxAgeMs: 7 * 86_400_000 };
+
+export async function insertSession(db: Executor, input: { userId: string; tokenHash: string; lifetime: SessionLifetime }): Promise<{ id: string }> {
+  const { ttlMs, maxAgeMs } = input.lifetime;
+  const [row] = await db
+    .insert(consoleSessions)
+    .values({
+      id: newId('ses'),
+      userId: input.userId,
+      tokenHash: input.tokenHash,
+      expiresAt: sql`clock_timestamp() + ${Math.min(ttlMs, maxAgeMs)}::float8 * interval '1 millisecond'`,
+      absoluteExpiresAt: sql`clock_timestamp() + ${maxAgeMs}::float8 * interval '1 millisecond'`,
+    })
+    .returning({ id: consoleSessions.id });
+  return row!;
+}
+
+/** Ends one session; ending it twice is not an error. */
+export async function deleteSession(db: Executor, id: string): Promise<void> {
+  await db.delete(consoleSessions).where(eq(consoleSessions.id, id));
+}
+
+/**
+ * Ends a user's expired sessions (all of them with `all`), so the table holds live sessions only:
+ * run at each sign-in, and on a password change, which must sign out every browser.
+ */
+export async function deleteUserSessions(db: Executor, userId: string, opts: { all: boolean }): Promise<void> {
+  const which = opts.all ? undefined : or(lt(consoleSessions.expiresAt, sql`clock_timestamp()`), lt(consoleSessions.absoluteExpiresAt, sql`clock_timestamp()`));
+  await db.delete(consoleSessions).where(and(eq(consoleSessions.userId, userId), which));
+}
+
+export async function setUserPassword(db: Executor, userId: string, passwordHash: string): Promise<UserRow | undefined> {
+  const [row] = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
+  return row;
+}
+
+export type SessionAccessRow = Omit<AccessRow, 'keyId'> & { sessionId: string };
+
+// As the key's statement in ./access, with the user id as the bucket: a console user's requests
+// share one bucket whichever sessions (browser tabs, devices) they come from, and never draw from
+// the buckets of the customer's API keys (keys ids and user ids never collide, by their prefixes).
+// The expiry moves forward on use, at most once a minute (or half the idle lifetime, if shorter),
+// never past the absolute expiry.
+const NEXT_EXPIRY = `least(console_sessions.absolute_expires_at, clock_timestamp() + $3::float8 * interval '1 millisecond')`;
+const AUTHENTICATE_SESSION_AND_METER = `
+  with s as (
+    select s.id as session_id, s.user_id, u.customer_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
+      coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired
+    from console_sessions s
+    join users u on u.id = s.user_id
+    join customers c on c.id = u.customer_id
+    where s.token_hash = $1 and s.expires_at > clock_timestamp() and s.absolute_expires_at > clock_timestamp()
+  ),
+  bucket as (
+    insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
+    select user_id, $2::float8 - 1, clock_timestamp(), true from s where not user_disabled
+    on conflict (bucket_key) do update set
+      tokens = case when ${REFILLED} >= 1 then ${REFILLED} - 1 else ${REFILLED} end,
+      allowed = ${REFILLED} >= 1,
+      updated_at = greatest(b.updated_at, excluded.updated_at)
+    returning tokens, allowed
+  ),
+  touched as (
+    update console_sessions set expires_at = ${NEXT_EXPIRY}
+    from s
+    where console_sessions.id = s.session_id and not s.user_disabled
+      and console_sessions.expires_at < ${NEXT_EXPIRY} - least(interval '1 minute', $3::float8 * interval '0.5 millisecond')
+    returning 1
+  )
+  select s.*, bucket.allowed, bucket.tokens from s left join bucket on true`;
+
+/**
+ * One atomic statement per request, like an API key's: finds the live session with its user and
+ * customer, draws one token from the user's bucket and extends the idle expiry.
+ */
+export async function authenticateSessionAndMeter(db: Db, tokenHash: string, perMinute: number, ttlMs: number): Promise<SessionAccessRow | undefined> {
+  const rows = await rawQuery<{
+    session_id: string;
+    customer_id: string;
+    user_id: string;
+    user_disabled: boolean;
+    plan_expires_at: string | Date | null;
+    plan_expired: boolean;
+    allowed: boolean | null;
+    tokens: number | string | null;
+  }>(db, AUTHENTICATE_SESSION_AND_METER, [tokenHash, perMinute, ttlMs]);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    sessionId: row.session_id,
+    customerId: row.customer_id,
+    userId: row.user_id,
+    userDisabled: row.user_disabled,
+    planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
+    planExpired: row.plan_expired,
+    allowed: row.allowed,
+    tokensLeft: row.tokens === null ? null : Number(row.tokens),
+  };
+}

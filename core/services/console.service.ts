@@ -1,0 +1,98 @@
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import {
+  ConsoleSessionSchema,
+  type ConsoleService as ConsoleServiceDesc,
+  type CreateApiKeyRequest,
+  type RevokeApiKeyRequest,
+  type SignInRequest,
+} from '../../gen/vps/console/v1/console_pb';
+import { customerOf } from '../context';
+import { PASSWORD_MAX_LENGTH, verifyNothing, verifyPassword } from '../crypto/passwords';
+import { csrfTokenOf, generateSessionToken } from '../crypto/session-tokens';
+import type { Db } from '../db/client';
+import * as sessions from '../db/repositories/console-sessions';
+import * as tenancy from '../db/repositories/tenancy';
+import { ApiError, invalidField } from '../errors';
+import { consoleSessionKey, type ConsoleSessionContext } from '../interceptors/access.interceptor';
+import { toApiKey } from '../mappers/messages';
+import { issueApiKey } from './admin.service';
+
+// One message for an unknown e-mail and a wrong password, so the answer does not reveal accounts.
+const WRONG_CREDENTIALS = 'e-mail or password is wrong';
+const MAX_KEY_NAME = 100;
+
+function sessionOf(ctx: HandlerContext): ConsoleSessionContext {
+  const session = ctx.values.get(consoleSessionKey);
+  // The access class of every console method but SignIn requires a session: its absence is a wiring bug.
+  if (!session) throw new Error(`no console session for ${ctx.method.name}`);
+  return session;
+}
+
+/** The console's own methods: signing in and out, and the customer's API keys. */
+export class ConsoleService implements ServiceImpl<typeof ConsoleServiceDesc> {
+  constructor(private readonly deps: { db: Db; lifetime: sessions.SessionLifetime }) {}
+
+  async signIn(req: SignInRequest) {
+    const email = req.email.trim();
+    if (!email) throw invalidField('email', 'is required');
+    if (!req.password) throw invalidField('password', 'is required');
+    // Hashing is deliberately slow; a megabyte of "password" only costs the caller a refusal.
+    if (req.password.length > PASSWORD_MAX_LENGTH) throw new ApiError(1001, WRONG_CREDENTIALS);
+    const user = await tenancy.findUserByEmail(this.deps.db, email);
+    const matches = user?.passwordHash ? await verifyPassword(req.password, user.passwordHash) : await verifyNothing(req.password);
+    if (!user || !matches) throw new ApiError(1001, WRONG_CREDENTIALS);
+    // Only after the password: whether an account is disabled is not told to someone without it.
+    if (user.disabledAt) throw new ApiError(1002, 'this user is disabled; contact your administrator');
+    const { token, hash } = generateSessionToken();
+    await this.deps.db.transaction(async (tx) => {
+      await sessions.deleteUserSessions(tx, user.id, { all: false });
+      await sessions.insertSession(tx, { userId: user.id, tokenHash: hash, lifetime: this.deps.lifetime });
+    });
+    return { session: await this.describe(user.id, csrfTokenOf(token)), token };
+  }
+
+  async getSession(_req: unknown, ctx: HandlerContext) {
+    return { session: await this.describe(customerOf(ctx).userId, sessionOf(ctx).csrfToken) };
+  }
+
+  async signOut(_req: unknown, ctx: HandlerContext) {
+    await sessions.deleteSession(this.deps.db, sessionOf(ctx).sessionId);
+    return {};
+  }
+
+  async listApiKeys(_req: unknown, ctx: HandlerContext) {
+    const rows = await tenancy.listApiKeys(this.deps.db, customerOf(ctx).customerId);
+    // Ids sort by creation time; the console shows the newest first.
+    return { apiKeys: rows.reverse().map(toApiKey) };
+  }
+
+  async createApiKey(req: CreateApiKeyRequest, ctx: HandlerContext) {
+    const principal = customerOf(ctx);
+    const name = req.name.trim();
+    if (!name) throw invalidField('name', 'is required');
+    if (name.length > MAX_KEY_NAME) throw invalidField('name', `must be at most ${MAX_KEY_NAME} characters`);
+    return issueApiKey(this.deps.db, { id: principal.userId, customerId: principal.customerId }, name);
+  }
+
+  async revokeApiKey(req: RevokeApiKeyRequest, ctx: HandlerContext) {
+    const owned = (await tenancy.listApiKeys(this.deps.db, customerOf(ctx).customerId)).some((k) => k.id === req.id);
+    // Another customer's key is answered like a missing one.
+    if (!owned) throw new ApiError(1005, `API key ${req.id || '(empty id)'} does not exist`);
+    const row = await tenancy.revokeApiKey(this.deps.db, req.id);
+    if (!row) throw new ApiError(1005, `API key ${req.id} does not exist`);
+    return { apiKey: toApiKey(row) };
+  }
+
+  private async describe(userId: string, csrfToken: string) {
+    const user = await tenancy.findUser(this.deps.db, userId);
+    const customer = user && (await tenancy.findCustomer(this.deps.db, user.customerId));
+    // The session's user was just authenticated; a row vanishing in between is not the caller's doing.
+    if (!user || !customer) throw new Error(`user ${userId} or its customer disappeared`);
+    return create(ConsoleSessionSchema, {
+      user: { id: user.id, email: user.email, name: user.name },
+      customer: { id: customer.id, name: customer.name },
+      csrfToken,
+    });
+  }
+}

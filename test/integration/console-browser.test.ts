@@ -1,0 +1,298 @@
+/**
+ * The web console in a real browser, against the real stack: a user signs in, creates an API key
+ * that then works from a program, adds a webhook endpoint, watches the delivery of an emulator
+ * comment fail while the receiver answers 500, resends it once the receiver recovers and sees it
+ * succeed, browses events and publish records, revokes the key and signs out. Every page is
+ * screenshotted (test-artifacts/screenshots/console-*.png) for a human look.
+ */
+import { execFileSync } from 'node:child_process';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import type { FastifyInstance } from 'fastify';
+import { Track } from '../../gen/vps/seat/v1/seat_pb';
+import { insertPublishRecord } from '../../core/db/repositories/publish-records';
+import { newId } from '../../core/ids';
+import { createLogger } from '../../core/logger';
+import type { RunningWorker } from '../../core/temporal/worker';
+import { workflowIds } from '../../core/temporal/workflow-ids';
+import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
+import { buildApp } from '../../gateway/app';
+import { launchBrowser, screenshot } from '../helpers/browser';
+import { call } from '../helpers/http';
+import { REPO_ROOT } from '../helpers/processes';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+
+const PASSWORD = 'correct horse battery staple';
+const TEMPORAL_UI = 'http://temporal-ui.test:8233';
+/** The console polls while deliveries are in flight; the rate limit has tests of its own. */
+const POLLING_RATE = 1_000_000;
+
+interface DeliveryJson {
+  id: string;
+  status: string;
+  reason: string;
+}
+
+describe('the web console in a browser', () => {
+  const taskQueue = `vps-console-${process.pid}-${Date.now()}`;
+  let sb: TestSandbox;
+  let stack: Stack;
+  let worker: RunningWorker;
+  let gateway: FastifyInstance;
+  let consoleUrl: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let receiver: WebhookReceiver;
+  /** The key created through the console, plaintext as the dialog showed it. */
+  let createdKey: string;
+  let tenant: Tenant & { email: string; openId: string; seatId: string; seatName: string };
+  /** Script errors, policy (CSP) violations and failed requests; none are expected. */
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    // The console is served from its build, as in production; Vite takes about a second and a half.
+    execFileSync('bash', ['scripts/build-console.sh'], { cwd: REPO_ROOT, stdio: 'pipe' });
+    [sb, browser, receiver] = await Promise.all([startTestSandbox(), launchBrowser(), startWebhookReceiver()]);
+    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE });
+    worker = await startStackWorker(stack, taskQueue, sb.upstream);
+    await subscribeToPlatformWebhooks(sb.upstream.vplat, `${stack.baseUrl}/webhooks/vplat`);
+    gateway = await consoleGateway(stack);
+    await gateway.listen({ host: '127.0.0.1', port: 0 });
+    const address = gateway.server.address();
+    consoleUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+    const base = await createTenant(stack);
+    await stack.admin.setUserPassword({ userId: base.userId, password: PASSWORD });
+    const account = await sb.account('business');
+    const seatName = 'Brand account';
+    const { seat } = await stack.admin.createSeat({ customerId: base.customerId, track: Track.VIDEO, name: seatName });
+    await stack.admin.bindSeat({ seatId: seat!.id, accountId: account.openId, credentials: { accessToken: account.tokens.access_token, refreshToken: account.tokens.refresh_token } });
+    tenant = { ...base, email: `user-${base.customerId}@example.com`, openId: account.openId, seatId: seat!.id, seatName };
+
+    // Clipboard access lets the test read what the Copy button copied.
+    context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      // Failed loads are reported below with their URL; the console's line names none.
+      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) pageErrors.push(msg.text());
+    });
+    page.on('response', (res) => {
+      if (res.status() >= 400 && !isExpectedRefusal(res.url(), res.status())) pageErrors.push(`HTTP ${res.status()} ${res.url()}`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await gateway?.close();
+    await worker?.stop();
+    await stack?.close();
+    await sb?.close();
+    await receiver?.close();
+  });
+
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
+
+  it('signs in, landing on the page that was asked for', async () => {
+    await page.goto(`${consoleUrl}/console/seats`);
+    await page.waitForURL(/\/console\/sign-in\?next=%2Fseats$/);
+    await page.getByLabel('Email').fill(tenant.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await screenshot(page, 'console-sign-in-refused');
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/console\/seats$/);
+    const row = page.getByRole('row', { name: new RegExp(tenant.seatName) });
+    await row.waitFor();
+    await expectText(row, tenant.openId);
+    await expectText(row, 'authorized');
+    await screenshot(page, 'console-seats');
+  });
+
+  it('creates an API key, shown once with Copy, that works from a program', async () => {
+    await nav('API keys').click();
+    await page.getByLabel('New key name').fill('ci server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('you will not see it again').waitFor();
+    const key = (createdKey = await dialog.getByLabel('API key').inputValue());
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await dialog.getByText('Copied to the clipboard.').waitFor();
+    // A string, not a function: it runs in the page, whose globals the test's compiler does not know.
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(key);
+    await screenshot(page, 'console-key-created');
+    await dialog.getByRole('button', { name: 'I have stored it' }).click();
+
+    const seats = await call<{ items: Array<{ name: string }> }>(stack.baseUrl, 'GET', '/v1/seats', { key });
+    expect(seats.body.code).toBe(0);
+    expect(seats.body.data.items.map((s) => s.name)).toEqual([tenant.seatName]);
+
+    // The list shows the prefix of the key, never the key.
+    const row = page.getByRole('row', { name: /ci server/ });
+    await expectText(row, 'active');
+    expect(await page.content()).not.toContain(key);
+    await screenshot(page, 'console-keys');
+  });
+
+  it('adds a webhook endpoint, showing its signing secret once', async () => {
+    receiver.respondWith(500);
+    await nav('Webhooks').click();
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByLabel('Event types').fill('vplat.comment.created');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.getByLabel('Signing secret').inputValue()).not.toBe('');
+    await screenshot(page, 'console-endpoint-created');
+    await dialog.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('row', { name: new RegExp(escapeRegExp(receiver.url)) }).waitFor();
+    await screenshot(page, 'console-webhooks');
+  });
+
+  it('shows a failed delivery with every attempt, and a resend that succeeds once the receiver recovers', async () => {
+    await sb.control('POST', `/_sandbox/accounts/${tenant.openId}/comments`, { text: 'Love this video' });
+    // Every attempt answered 500 (the stack retries on a shortened schedule), so the delivery fails.
+    const events = await eventually(() => eventsOf(), (items) => items.length === 1, 20_000);
+    const eventId = events[0]!.id;
+    await eventually(() => deliveriesOf(eventId), (d) => d[0]?.status === 'failed', 20_000);
+
+    await nav('Delivery log').click();
+    const failed = page.locator('tbody.delivery.failed');
+    await failed.waitFor();
+    await expectText(failed, 'vplat.comment.created');
+    // Failed deliveries open on their attempts: status code, duration and reason of each.
+    const attempts = failed.locator('tr.attempts tbody tr');
+    expect(await attempts.count()).toBe(receiver.pushes.length);
+    await expectText(attempts.first(), '500');
+    await page.getByLabel('Outcome').selectOption('failed');
+    await page.waitForURL(/status=failed/);
+    await failed.waitFor();
+    await screenshot(page, 'console-deliveries-failed');
+
+    receiver.respondWith(200);
+    await page.getByLabel('Outcome').selectOption('');
+    await failed.getByRole('button', { name: 'Resend' }).click();
+    // The console polls while the new delivery is pending, so success shows without a click.
+    const resent = page.locator('tbody.delivery.succeeded');
+    await resent.waitFor({ timeout: 20_000 });
+    await expectText(resent, 'resend');
+    await screenshot(page, 'console-deliveries-resent');
+    const deliveries = await deliveriesOf(eventId);
+    expect(deliveries.map((d) => [d.reason, d.status]).sort()).toEqual([
+      ['initial', 'failed'],
+      ['redeliver', 'succeeded'],
+    ]);
+  });
+
+  it('browses events (reached with the g e shortcut) and opens one, with its JSON and its deliveries', async () => {
+    await page.keyboard.press('g');
+    await page.keyboard.press('e');
+    await page.waitForURL(/\/console\/events$/);
+    const [event] = await eventsOf();
+    const link = page.getByRole('link', { name: event!.id });
+    await link.waitFor();
+    await screenshot(page, 'console-events');
+    await link.click();
+    await page.waitForURL(new RegExp(`/console/events/${event!.id}$`));
+    const json = page.getByLabel('Event JSON');
+    await expectText(json, '"text": "Love this video"');
+    expect(await page.locator('tbody.delivery').count()).toBe(2);
+    await screenshot(page, 'console-event');
+  });
+
+  it('lists publish records, each linked to its workflow in the Temporal UI', async () => {
+    await nav('Publish records').click();
+    await page.getByText('No publish records').waitFor();
+    // A record as a refused publish leaves it; publishing itself has its own end-to-end tests.
+    const id = newId('pub');
+    await insertPublishRecord(stack.database.db, {
+      id,
+      customerId: tenant.customerId,
+      seatId: tenant.seatId,
+      track: 'video',
+      kind: 'video',
+      channel: 'v1.3',
+      accountId: tenant.openId,
+      request: {},
+      status: 'publish_failed',
+      shareId: `share-${id}`,
+      reason: 'video duration exceeds the limit',
+      workflowId: workflowIds.publish(id),
+    });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.getByRole('row', { name: new RegExp(id) });
+    await expectText(row, 'publish_failed');
+    await expectText(row, 'video duration exceeds the limit');
+    const link = row.getByRole('link', { name: /Open in Temporal/ });
+    expect(await link.getAttribute('href')).toBe(`${TEMPORAL_UI}/namespaces/default/workflows/${encodeURIComponent(workflowIds.publish(id))}`);
+    await screenshot(page, 'console-publish-records');
+  });
+
+  it('revokes the key after a confirmation, and the key stops working at once', async () => {
+    await nav('API keys').click();
+    const row = page.getByRole('row', { name: /ci server/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await screenshot(page, 'console-key-revoke-confirm');
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await expectText(row, 'revoked');
+    expect((await call(stack.baseUrl, 'GET', '/v1/seats', { key: createdKey })).body.code).toBe(1001);
+    const keys = await call<{ items: Array<{ name: string; revokedAt: string | null }> }>(consoleUrl, 'GET', '/console/api/keys', { headers: { cookie: await cookieHeader() } });
+    expect(keys.body.data.items.find((k) => k.name === 'ci server')?.revokedAt).not.toBeNull();
+  });
+
+  it('signs out to the sign-in page, and the session no longer works', async () => {
+    const cookie = await cookieHeader();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await screenshot(page, 'console-signed-out');
+    expect((await call(consoleUrl, 'GET', '/console/api/session', { headers: { cookie } })).body.code).toBe(1001);
+    expect(pageErrors).toEqual([]);
+  });
+
+  async function eventsOf() {
+    return (await call<{ items: Array<{ id: string }> }>(consoleUrl, 'GET', '/v1/events', { key: tenant.apiKey })).body.data.items;
+  }
+
+  async function deliveriesOf(eventId: string) {
+    return (await call<{ items: DeliveryJson[] }>(consoleUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+  }
+
+  async function cookieHeader(): Promise<string> {
+    return (await context.cookies(consoleUrl)).map((c) => `${c.name}=${c.value}`).join('; ');
+  }
+});
+
+/**
+ * A gateway on the stack's core that also serves the console, with a Temporal UI to link to. The
+ * stack's own gateway keeps ingesting the emulator's webhooks; both share core and the database.
+ * (Once buildApp registers the console itself, pass the Temporal UI through its options instead.)
+ */
+async function consoleGateway(stack: Stack): Promise<FastifyInstance> {
+  const app = await buildApp({
+    transport: createConnectTransport({ baseUrl: stack.coreUrl, httpVersion: '1.1', useBinaryFormat: true }),
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'console-gateway'),
+    media: stack.media,
+    maxUploadBytes: 1024 * 1024,
+    temporalUiUrl: TEMPORAL_UI,
+  });
+  return app;
+}
+
+async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor({ timeout: 10_000 });
+}
+
+/** Asking for the session while signed out, and the wrong password, are refused by design. */
+function isExpectedRefusal(url: string, status: number): boolean {
+  return status === 401 && new URL(url).pathname === '/console/api/session';
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
