@@ -83,6 +83,7 @@ import type {
   EndpointIdParams,
   RecoverEndpointBody,
   RecoveredJson,
+  TestEventJson,
   WebhookEndpointJson,
 } from '../gateway/schemas/webhook-endpoints';
 import { endpoint, type FileAnswer, type Json, type UploadFile } from './endpoint';
@@ -177,6 +178,7 @@ export const ENDPOINTS = {
     /** The new secret is in the answer, once. */
     rotateSecret: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof CreatedWebhookEndpointJson> }>('POST', '/v1/webhook-endpoints/:id/rotate-secret'),
     enable: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof WebhookEndpointJson> }>('POST', '/v1/webhook-endpoints/:id/enable'),
+    test: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof TestEventJson> }>('POST', '/v1/webhook-endpoints/:id/test'),
     recover: endpoint<{ params: Json<typeof EndpointIdParams>; body: Json<typeof RecoverEndpointBody>; data: Json<typeof RecoveredJson> }>('POST', '/v1/webhook-endpoints/:id/recover'),
     deliveries: endpoint<{ params: Json<typeof EndpointIdParams>; query?: Json<typeof ListDeliveriesQuery>; data: Json<typeof DeliveryPageJson> }>('GET', '/v1/webhook-endpoints/:id/deliveries'),
   },

@@ -1,8 +1,26 @@
-/** `vps webhooks create|list|delete`: the endpoints events are pushed to. */
+/** `vps webhooks create|list|test|delete`: the endpoints events are pushed to. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import type { DeliveryJson } from '../../gateway/schemas/events';
 import type { WebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
+import type { VpsClient } from '../../sdk/client';
 import type { View } from '../output';
-import { apiCommand, collect, onApi } from './api-command';
+import { apiCommand, collect, onApi, wholeNumber } from './api-command';
+
+/** How often `webhooks test` reads the delivery back: a receiver on the same network answers in ms. */
+const TEST_POLL_MS = 250;
+
+/** The delivery, read again until it is no longer pending or the deadline passes. */
+async function followDelivery(client: VpsClient, delivery: DeliveryJson, waitMs: number): Promise<DeliveryJson> {
+  const deadline = Date.now() + waitMs;
+  let current = delivery;
+  while (current.status === 'pending' && Date.now() < deadline) {
+    await sleep(TEST_POLL_MS);
+    const page = await client.events.deliveries({ params: { id: delivery.eventId } });
+    current = page.items.find((d) => d.id === delivery.id) ?? current;
+  }
+  return current;
+}
 
 const ENDPOINT_VIEW: View<WebhookEndpointJson> = [
   { header: 'id', value: (e) => e.id },
@@ -18,6 +36,9 @@ export function webhooksCommand(): Command {
     .option('--event-type <pattern>', '"*", "vplat.*" or an exact type (repeatable; default "*")', collect);
   const list = apiCommand('list', 'your endpoints');
   const del = apiCommand('delete', 'remove an endpoint').argument('<id>', 'the endpoint id');
+  const test = apiCommand('test', 'push a service.endpoint.test event to this endpoint only, and print its delivery')
+    .argument('<id>', 'the endpoint id')
+    .option('--wait <seconds>', 'follow the delivery until it ends, at most this long (0: print it as started)', wholeNumber, 10);
   return new Command('webhooks')
     .description('webhook endpoints')
     .addCommand(
@@ -27,5 +48,13 @@ export function webhooksCommand(): Command {
       }),
     )
     .addCommand(onApi(list, async ({ client, out }) => out.print(await client.webhooks.list(), ENDPOINT_VIEW)))
+    .addCommand(
+      onApi(test, async ({ client, out }) => {
+        const { wait } = test.opts<{ wait: number }>();
+        const { delivery } = await client.webhooks.test({ params: { id: test.args[0]! } });
+        // A delivery still pending here is retrying (or not yet tried): the delivery log shows the rest.
+        out.print(await followDelivery(client, delivery, wait * 1000));
+      }),
+    )
     .addCommand(onApi(del, async ({ client, out }) => out.print(await client.webhooks.delete({ params: { id: del.args[0]! } }))));
 }

@@ -19,6 +19,17 @@ export const EVENT_TYPES = {
 
 export type EventType = keyof typeof EVENT_TYPES;
 
+/** Namespace of the events the service itself emits about a customer's setup (not platform events). */
+export const SERVICE_NAMESPACE = 'service';
+
+/**
+ * The test event (POST /v1/webhook-endpoints/{id}/test) is addressed to one endpoint. It is logged
+ * like any event (the pull log and the stream show it, the delivery log links to it) but it is
+ * outside the table above: no subscription can name it and no pattern, not even "*", matches it,
+ * so fan-out, redelivery to "every matching endpoint" and recovery never push it anywhere else.
+ */
+export const TEST_EVENT_TYPE = `${SERVICE_NAMESPACE}.endpoint.test`;
+
 export function isEventType(s: string): s is EventType {
   return Object.hasOwn(EVENT_TYPES, s);
 }
@@ -36,6 +47,7 @@ export function checkPatterns(patterns: readonly string[], field: string): void 
 }
 
 export function patternMatches(pattern: string, type: string): boolean {
+  if (type === TEST_EVENT_TYPE) return false;
   if (pattern === '*') return true;
   if (pattern.endsWith('.*')) return type.startsWith(pattern.slice(0, -1));
   return pattern === type;

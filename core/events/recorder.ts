@@ -32,6 +32,16 @@ export class EventRecorder {
   }
 
   /**
+   * Stores an event addressed to one endpoint (the test event) and starts its only delivery, whatever
+   * the endpoint's patterns. Undefined when the endpoint is gone: the event is then logged undelivered.
+   */
+  async recordFor(endpointId: string, input: NewEvent): Promise<{ event: EventRow; delivery: DeliveryRow | undefined }> {
+    const { event } = await insertEvent(this.deps.db, input);
+    const [delivery] = await this.fanOut(event, { reason: 'initial', endpointId });
+    return { event, delivery };
+  }
+
+  /**
    * Starts deliveries of a stored event: to every live, enabled endpoint whose patterns match, or
    * to one endpoint. Initial deliveries have fixed ids (starting them again is a no-op); each
    * redelivery is new.

@@ -40,7 +40,8 @@ export function pageSize(limit: number): number {
   return limit;
 }
 
-function toDelivery(row: DeliveryRow & { eventType?: string; attempts?: DeliveryAttemptRow[] }) {
+/** The Delivery message of a stored delivery; also what POST /v1/webhook-endpoints/{id}/test returns. */
+export function toDelivery(row: DeliveryRow & { eventType?: string; attempts?: DeliveryAttemptRow[] }) {
   return create(DeliverySchema, {
     id: row.id,
     eventId: row.eventId,

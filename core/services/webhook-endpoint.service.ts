@@ -7,6 +7,7 @@ import type {
   EnableEndpointRequest,
   RecoverEndpointRequest,
   RotateSecretRequest,
+  TestEndpointRequest,
   WebhookEndpointService as WebhookEndpointServiceDesc,
 } from '../../gen/vps/webhook/v1/webhook_pb';
 import { customerOf } from '../context';
@@ -24,9 +25,11 @@ import {
 } from '../db/repositories/webhook-endpoints';
 import type { EventRecorder } from '../events/recorder';
 import { ApiError, invalidField } from '../errors';
-import { isSubscriptionPattern } from '../events/event-types';
+import { isSubscriptionPattern, patternMatches, SERVICE_NAMESPACE, TEST_EVENT_TYPE } from '../events/event-types';
+import { toEventMessage } from '../events/present';
 import { toWebhookEndpoint } from '../mappers/messages';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
+import { toDelivery } from './event.service';
 
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
 /** Events one recover call redelivers; a caller continues from the last one's time. */
@@ -108,9 +111,37 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
       since: timestampDate(req.since),
       limit: MAX_RECOVER_EVENTS + 1,
     });
-    const batch = missed.slice(0, MAX_RECOVER_EVENTS);
+    // The SQL filter reads "*" as "every type"; the test events sent to other endpoints (or to this
+    // one, once) are not this endpoint's to recover.
+    const batch = missed.slice(0, MAX_RECOVER_EVENTS).filter((e) => endpoint.eventTypes.some((p) => patternMatches(p, e.type)));
     for (const event of batch) await this.deps.events.fanOut(event, { reason: 'redeliver', endpointId: endpoint.id });
     return { redelivered: batch.length, truncated: missed.length > MAX_RECOVER_EVENTS };
+  }
+
+  /**
+   * Logs a test event and delivers it to this endpoint only. A disabled endpoint is refused, as for
+   * redelivery and recovery: its deliveries are cancelled before any attempt, so a test could never
+   * reach it; enabling it first is the one way back, and the test then checks the fixed receiver.
+   */
+  async testEndpoint(req: TestEndpointRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const endpoint = await findLiveEndpoint(this.deps.db, customerId, req.id);
+    if (!endpoint) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    if (endpoint.disabledAt) throw invalidField('id', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'}); enable it first`);
+    const { event, delivery } = await this.deps.events.recordFor(endpoint.id, {
+      customerId,
+      seatId: null,
+      platform: SERVICE_NAMESPACE,
+      type: TEST_EVENT_TYPE,
+      event: 'endpoint_test',
+      occurredAt: new Date(),
+      data: { endpoint_id: endpoint.id, url: endpoint.url, message: 'A test event, sent on request to this endpoint only' },
+      // Every test is an event of its own.
+      sourceKey: null,
+    });
+    // Deleted between the lookup and the delivery: the event stays in the log, undelivered.
+    if (!delivery) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    return { event: toEventMessage(event), delivery: toDelivery({ ...delivery, eventType: event.type }) };
   }
 
   async listEndpoints(_req: unknown, ctx: HandlerContext) {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_URL_LENGTH } from '../../core/net/address-policy';
 import { NullableTimestamp, Timestamp } from './common';
+import { DeliveryJson, EventJson } from './events';
 
 export const WebhookEndpointJson = Type.Object({
   id: Type.String(),
@@ -45,3 +46,6 @@ export const EmptyActionBody = Type.Object({}, { additionalProperties: false });
 export const RecoveredJson = Type.Object({ redelivered: Type.Integer(), truncated: Type.Boolean() });
 
 export const DeletedEndpointJson = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+/** A test event and its delivery as started: follow GET /v1/events/{eventId}/deliveries for the outcome. */
+export const TestEventJson = Type.Object({ event: EventJson, delivery: DeliveryJson });

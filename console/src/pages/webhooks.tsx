@@ -5,9 +5,42 @@ import { Confirm } from '../components/dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
 import { toApiError, useLoad } from '../components/load';
+import { usePollWhile } from '../components/poll';
 import { SecretDialog } from '../components/secret-dialog';
+import { formatDuration } from '../format';
 import { Link } from '../router';
-import type { CreatedWebhookEndpoint, WebhookEndpoint } from '../types';
+import type { CreatedWebhookEndpoint, Delivery, DeliveryPage, ServiceEvent, WebhookEndpoint } from '../types';
+
+/** How long a test's delivery is followed on screen; a retrying one is left to the delivery log. */
+const TEST_FOLLOW_MS = 10_000;
+/** A receiver usually answers within a second: read the delivery back often while it is followed. */
+const TEST_POLL_MS = 500;
+
+/** A test sent from this page: its delivery as last read, followed until it ends or `until`. */
+interface SentTest {
+  delivery: Delivery;
+  until: number;
+}
+
+function following(test: SentTest): boolean {
+  return test.delivery.status === 'pending' && Date.now() < test.until;
+}
+
+/** "Delivered: HTTP 200 in 34 ms", or why not, from the delivery's last attempt. */
+function testOutcome(d: Delivery): string {
+  const last = d.attempts[d.attempts.length - 1];
+  const answer = last ? `${last.statusCode ? `HTTP ${last.statusCode}` : 'no response'} in ${formatDuration(last.durationMs)}` : '';
+  switch (d.status) {
+    case 'succeeded':
+      return `Delivered: ${answer}`;
+    case 'failed':
+      return `Failed after ${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'}: ${last?.error ?? answer}`;
+    case 'cancelled':
+      return 'Cancelled: the endpoint was disabled or deleted before an attempt';
+    case 'pending':
+      return last ? `Attempt ${last.attempt} failed (${last.error ?? answer}); retrying on the schedule` : 'Sending…';
+  }
+}
 
 /** The documented types, offered as suggestions; the service accepts any pattern it knows. */
 const KNOWN_EVENT_TYPES = ['vplat.comment.created', 'vplat.comment.deleted', 'vplat.comment.visibility_changed', 'vplat.message.received'];
@@ -22,6 +55,35 @@ export function WebhooksPage(): JSX.Element {
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
+  const [tests, setTests] = useState<Record<string, SentTest>>({});
+
+  const sendTest = async (endpoint: WebhookEndpoint) => {
+    setError(null);
+    try {
+      const sent = await api<{ event: ServiceEvent; delivery: Delivery }>('POST', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`);
+      setTests((t) => ({ ...t, [endpoint.id]: { delivery: sent.delivery, until: Date.now() + TEST_FOLLOW_MS } }));
+    } catch (err) {
+      setError(toApiError(err));
+    }
+  };
+
+  const refreshTests = async () => {
+    const followed = Object.entries(tests).filter(([, t]) => following(t));
+    try {
+      const read = await Promise.all(
+        followed.map(async ([endpointId, t]) => {
+          const page = await api<DeliveryPage>('GET', `/v1/events/${encodeURIComponent(t.delivery.eventId)}/deliveries`);
+          return [endpointId, page.items.find((d) => d.id === t.delivery.id) ?? t.delivery] as const;
+        }),
+      );
+      setTests((t) => ({ ...t, ...Object.fromEntries(read.map(([id, delivery]) => [id, { ...t[id]!, delivery }])) }));
+    } catch (err) {
+      setError(toApiError(err));
+      // Stop following: the outcome stays readable in the delivery log.
+      setTests((t) => Object.fromEntries(Object.entries(t).map(([id, x]) => [id, { ...x, until: 0 }])));
+    }
+  };
+  usePollWhile(Object.values(tests).some(following), refreshTests, TEST_POLL_MS);
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -58,7 +120,8 @@ export function WebhooksPage(): JSX.Element {
     <>
       <PageTitle title="Webhook endpoints" />
       <p class="lead">
-        Events are POSTed, signed, to each endpoint whose patterns match: <code>*</code> for all, <code>vplat.*</code> for the platform, or exact types.
+        Events are POSTed, signed, to each endpoint whose patterns match: <code>*</code> for all, <code>vplat.*</code> for the platform, or exact types. <em>Send test event</em> pushes a{' '}
+        <code>service.endpoint.test</code> event to that endpoint alone, whatever its types.
       </p>
       <form class="inline-form" onSubmit={create}>
         <label class="field grow">
@@ -82,7 +145,7 @@ export function WebhooksPage(): JSX.Element {
         Several patterns: separate them with commas.
       </p>
       <ErrorNote error={error ?? (endpoints.state === 'error' ? endpoints.error : null)} />
-      {endpoints.data ? <EndpointTable endpoints={endpoints.data.items} onDelete={setDeleting} /> : endpoints.state === 'loading' ? <Loading /> : null}
+      {endpoints.data ? <EndpointTable endpoints={endpoints.data.items} tests={tests} onTest={(ep) => void sendTest(ep)} onDelete={setDeleting} /> : endpoints.state === 'loading' ? <Loading /> : null}
       {created ? <SecretDialog title="Endpoint added" label="Signing secret" secret={created.secret} onClose={() => setCreated(null)} /> : null}
       {deleting ? (
         <Confirm title="Delete this endpoint?" action="Delete endpoint" busy={busy} onCancel={() => setDeleting(null)} onConfirm={() => void remove(deleting)}>
@@ -95,7 +158,24 @@ export function WebhooksPage(): JSX.Element {
   );
 }
 
-function EndpointTable(props: { endpoints: WebhookEndpoint[]; onDelete: (e: WebhookEndpoint) => void }): JSX.Element {
+function TestNote({ endpointId, test }: { endpointId: string; test: SentTest }): JSX.Element {
+  const d = test.delivery;
+  const tone = d.status === 'succeeded' ? 'ok' : d.status === 'pending' ? 'warn' : 'bad';
+  return (
+    <div class="small" role="status">
+      <Badge tone={tone}>test</Badge> {testOutcome(d)}
+      {d.status === 'pending' && !following(test) ? ' (still pending: follow it in the delivery log)' : null}{' '}
+      <Link to={`/deliveries?endpoint=${encodeURIComponent(endpointId)}`}>Delivery log</Link> · <Link to={`/events/${encodeURIComponent(d.eventId)}`}>Event</Link>
+    </div>
+  );
+}
+
+function EndpointTable(props: {
+  endpoints: WebhookEndpoint[];
+  tests: Record<string, SentTest>;
+  onTest: (e: WebhookEndpoint) => void;
+  onDelete: (e: WebhookEndpoint) => void;
+}): JSX.Element {
   if (props.endpoints.length === 0) return <Empty>No endpoints yet. Events can still be pulled from the Events page or the API.</Empty>;
   return (
     <div class="table-wrap">
@@ -117,6 +197,7 @@ function EndpointTable(props: { endpoints: WebhookEndpoint[]; onDelete: (e: Webh
               <td class="break">
                 <code>{ep.url}</code>
                 <div class="muted mono small">{ep.id}</div>
+                {props.tests[ep.id] ? <TestNote endpointId={ep.id} test={props.tests[ep.id]!} /> : null}
               </td>
               <td>
                 {ep.eventTypes.map((t) => (
@@ -141,6 +222,15 @@ function EndpointTable(props: { endpoints: WebhookEndpoint[]; onDelete: (e: Webh
                 <Link class="button small" to={`/deliveries?endpoint=${encodeURIComponent(ep.id)}`}>
                   Deliveries
                 </Link>
+                <button
+                  type="button"
+                  class="small"
+                  disabled={Boolean(ep.disabledAt) || (props.tests[ep.id] ? following(props.tests[ep.id]!) : false)}
+                  title={ep.disabledAt ? 'A disabled endpoint receives nothing, tests included: enable it first' : 'Push a service.endpoint.test event to this endpoint only'}
+                  onClick={() => props.onTest(ep)}
+                >
+                  Send test event
+                </button>
                 <button type="button" class="danger small" onClick={() => props.onDelete(ep)}>
                   Delete
                 </button>

@@ -9,10 +9,13 @@ import {
   EndpointIdParams,
   RecoverEndpointBody,
   RecoveredJson,
+  TestEventJson,
   WebhookEndpointJson,
 } from '../../schemas/webhook-endpoints';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { defineRoute } from '../../rpc-route';
+import { bodyFromMessage } from '../../../core/events/present';
+import { deliveryJson } from './events';
 
 export const webhookEndpointRoutes = [
   defineRoute({
@@ -64,6 +67,16 @@ export const webhookEndpointRoutes = [
     schema: { params: EndpointIdParams, body: RecoverEndpointBody, response: { 200: okEnvelope(RecoveredJson) } },
     toRequest: (req) => ({ id: (req.params as { id: string }).id, since: timestampFromDate(new Date((req.body as RecoverEndpointBody).since)) }),
     toData: (res) => ({ redelivered: res.redelivered, truncated: res.truncated }),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/test',
+    summary: 'Log a service.endpoint.test event and push it, signed, to this endpoint only; returns the event and its delivery',
+    rpc: WebhookEndpointService.method.testEndpoint,
+    optionalBody: true,
+    schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(TestEventJson) } },
+    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toData: (res) => ({ event: bodyFromMessage(res.event!), delivery: deliveryJson(res.delivery!) }),
   }),
   defineRoute({
     method: 'DELETE',

@@ -1,0 +1,171 @@
+/**
+ * POST /v1/webhook-endpoints/{id}/test over real HTTP, with a real worker: the test event is logged,
+ * pushed signed to the named endpoint only (whatever its patterns), and its delivery, with every
+ * attempt, is in the delivery log; `vps webhooks test` prints the delivery once it has ended.
+ */
+import { once } from 'node:events';
+import type { RunningWorker } from '../../core/temporal/worker';
+import { call } from '../helpers/http';
+import { cleanEnv, spawnVps } from '../helpers/processes';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { verifyAsSpecSays } from '../helpers/spec-signature';
+import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+
+interface EventJson {
+  id: string;
+  platform: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+interface DeliveryJson {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  status: string;
+  reason: string;
+  attempts: Array<{ attempt: number; statusCode: number | null; durationMs: number; error: string | null }>;
+}
+interface TestEventJson {
+  event: EventJson;
+  delivery: DeliveryJson;
+}
+
+/** These tests poll the API while workflows run; the rate limit has tests of its own. */
+const POLLING_RATE = 1_000_000;
+
+describe('POST /v1/webhook-endpoints/{id}/test', () => {
+  const taskQueue = `vps-webhook-test-${process.pid}-${Date.now()}`;
+  let stack: Stack;
+  let sb: TestSandbox;
+  let worker: RunningWorker;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE });
+    worker = await startStackWorker(stack, taskQueue, sb.upstream);
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.close();
+    await sb?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const r = await startWebhookReceiver();
+    receivers.push(r);
+    return r;
+  }
+
+  async function endpoint(tenant: Tenant, url: string, eventTypes: string[]): Promise<{ id: string; secret: string }> {
+    const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url, eventTypes } });
+    expect(res.body.code).toBe(0);
+    return res.body.data;
+  }
+
+  const sendTest = (key: string | undefined, endpointId: string) => call<TestEventJson>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${endpointId}/test`, { key });
+  const endpointLog = async (tenant: Tenant, endpointId: string) =>
+    (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+  const events = async (tenant: Tenant) => (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey })).body.data.items;
+
+  it('pushes a signed test event to the named endpoint only, logs it, and shows the delivery in the endpoint log', async () => {
+    const tenant = await createTenant(stack);
+    const [named, other] = await Promise.all([receiver(), receiver()]);
+    // Subscribed to one platform type only: a test reaches the endpoint whatever its patterns.
+    const ep = await endpoint(tenant, named.url, ['vplat.message.received']);
+    const everything = await endpoint(tenant, other.url, ['*']);
+
+    const res = await sendTest(tenant.apiKey, ep.id);
+    expect(res.status).toBe(200);
+    expect(res.body.code).toBe(0);
+    const { event, delivery } = res.body.data;
+    expect(event).toMatchObject({ platform: 'service', type: 'service.endpoint.test', data: { endpoint_id: ep.id } });
+    expect(delivery).toMatchObject({ eventId: event.id, eventType: 'service.endpoint.test', endpointId: ep.id, reason: 'initial' });
+
+    const [push] = await named.waitFor(1);
+    expect(verifyAsSpecSays(push!.headers['x-service-signature'] as string, push!.body, ep.secret, Math.floor(Date.now() / 1000))).toBe(true);
+    expect(JSON.parse(push!.body)).toEqual(event);
+
+    const log = await eventually(() => endpointLog(tenant, ep.id), (d) => d[0]?.status === 'succeeded');
+    expect(log).toEqual([expect.objectContaining({ id: delivery.id, attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, error: null })] })]);
+    // It is in the customer's log, like the service's other events.
+    expect(await events(tenant)).toEqual([event]);
+
+    // Neither the "*" endpoint, a redelivery "to every matching endpoint" nor a recovery ever pushes it elsewhere.
+    const redelivered = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event.id}/redeliver`, { key: tenant.apiKey });
+    expect(redelivered.body.data.items).toEqual([]);
+    const recovered = await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${everything.id}/recover`, {
+      key: tenant.apiKey,
+      json: { since: new Date(Date.now() - 3_600_000).toISOString() },
+    });
+    expect(recovered.body.data).toEqual({ redelivered: 0, truncated: false });
+    expect(await endpointLog(tenant, everything.id)).toEqual([]);
+    expect(other.pushes).toHaveLength(0);
+  });
+
+  it('shows every failed attempt of a failing receiver, and the delivery as failed', async () => {
+    const tenant = await createTenant(stack);
+    const r = await receiver();
+    r.respondWith(500);
+    const ep = await endpoint(tenant, r.url, ['*']);
+    const { delivery } = (await sendTest(tenant.apiKey, ep.id)).body.data;
+    // TEST_DELIVERY's schedule: three pauses, so four attempts.
+    const [failed] = await eventually(() => endpointLog(tenant, ep.id), (d) => d[0]?.status === 'failed');
+    expect(failed!.id).toBe(delivery.id);
+    expect(failed!.attempts).toHaveLength(4);
+    expect(failed!.attempts.every((a) => a.statusCode === 500 && a.error?.startsWith('HTTP 500'))).toBe(true);
+  });
+
+  it('refuses a disabled endpoint with 2001 until it is enabled', async () => {
+    const tenant = await createTenant(stack);
+    const r = await receiver();
+    r.respondWith([410, 200]);
+    const ep = await endpoint(tenant, r.url, ['*']);
+    await sendTest(tenant.apiKey, ep.id);
+    await eventually(() => endpointLog(tenant, ep.id), (d) => d[0]?.status === 'failed');
+
+    const refused = await sendTest(tenant.apiKey, ep.id);
+    expect(refused.body).toMatchObject({ code: 2001, data: { field: 'id' } });
+    expect(refused.body.message).toContain('enable it first');
+
+    expect((await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/enable`, { key: tenant.apiKey })).body.code).toBe(0);
+    const { delivery } = (await sendTest(tenant.apiKey, ep.id)).body.data;
+    await eventually(() => endpointLog(tenant, ep.id), (d) => d.find((x) => x.id === delivery.id)?.status === 'succeeded');
+  });
+
+  it("answers 1005 for another customer's endpoint, 1001 without a key and 1003 on an expired plan", async () => {
+    const owner = await createTenant(stack);
+    const r = await receiver();
+    const ep = await endpoint(owner, r.url, ['*']);
+    const stranger = await createTenant(stack);
+    const expired = await createTenant(stack, { planExpiresAt: new Date(Date.now() - 60_000) });
+
+    const foreign = await sendTest(stranger.apiKey, ep.id);
+    expect([foreign.status, foreign.body.code]).toEqual([404, 1005]);
+    const anonymous = await sendTest(undefined, ep.id);
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, 1001]);
+    const lapsed = await sendTest(expired.apiKey, ep.id);
+    expect([lapsed.status, lapsed.body.code]).toEqual([403, 1003]);
+
+    expect(await endpointLog(owner, ep.id)).toEqual([]);
+    expect(await events(stranger)).toEqual([]);
+    expect(r.pushes).toHaveLength(0);
+  });
+
+  it('`vps webhooks test <id>` prints the delivery once it has ended', async () => {
+    const tenant = await createTenant(stack);
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url, ['vplat.*']);
+    const child = spawnVps(['webhooks', 'test', ep.id], cleanEnv({ VPS_API_KEY: tenant.apiKey, VPS_BASE_URL: stack.baseUrl })).child;
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(0);
+    const printed = JSON.parse(stdout) as DeliveryJson;
+    expect(printed).toMatchObject({ endpointId: ep.id, eventType: 'service.endpoint.test', status: 'succeeded', attempts: [{ attempt: 1, statusCode: 200 }] });
+    expect(r.pushes).toHaveLength(1);
+  });
+});
