@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { AdminService as AdminServiceDesc } from '../gen/vps/admin/v1/admin_pb';
 import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
 import { ConsoleService as ConsoleServiceDesc } from '../gen/vps/console/v1/console_pb';
+import { ConsoleSeatService as ConsoleSeatServiceDesc } from '../gen/vps/console/v1/console_seats_pb';
 import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
 import { EventService as EventServiceDesc, IngestService as IngestServiceDesc } from '../gen/vps/event/v1/event_pb';
 import { WebhookEndpointService as WebhookEndpointServiceDesc } from '../gen/vps/webhook/v1/webhook_pb';
@@ -35,6 +36,8 @@ import type { Resolver } from './net/address-policy';
 import { AdminService } from './services/admin.service';
 import { AuthService } from './services/auth.service';
 import { ConsoleService } from './services/console.service';
+import { ConsoleSeatService } from './services/console-seat.service';
+import { DEFAULT_CONNECT_STATE_TTL_MS } from './seats/connect-state';
 import { DEFAULT_SESSION_LIFETIME, type SessionLifetime } from './db/repositories/console-sessions';
 import { SeatService } from './services/seat.service';
 import { EventService, type WatchEvents } from './services/event.service';
@@ -80,6 +83,8 @@ export interface CoreDeps {
   shop: { productCacheTtlMs: number; precheck: PrecheckSettings };
   /** Lifetime of console sessions (idle and absolute); DEFAULT_SESSION_LIFETIME when not given. */
   consoleSessions?: SessionLifetime;
+  /** How long a seat connect's OAuth state is accepted; DEFAULT_CONNECT_STATE_TTL_MS when not given. */
+  seatConnectTtlMs?: number;
 }
 
 export interface CoreHandlers {
@@ -92,17 +97,24 @@ export interface CoreHandlers {
 export function createCore(deps: CoreDeps): CoreHandlers {
   const health = temporalHealthProbe({ client: deps.temporalClient, taskQueue: deps.taskQueue, timeoutMs: 30_000 });
   const sessionLifetime = deps.consoleSessions ?? DEFAULT_SESSION_LIFETIME;
+  const binding = {
+    db: deps.db,
+    sealedBox: deps.sealedBox,
+    startTokenRefresh: tokenRefreshStarter(deps.temporalClient, { taskQueue: deps.taskQueue, ...deps.tokenRefresh }),
+    logger: deps.logger,
+  };
   const services = {
-    admin: new AdminService({
-      db: deps.db,
-      sealedBox: deps.sealedBox,
-      health,
-      startTokenRefresh: tokenRefreshStarter(deps.temporalClient, { taskQueue: deps.taskQueue, ...deps.tokenRefresh }),
-      logger: deps.logger,
-    }),
+    admin: new AdminService({ ...binding, health }),
     auth: new AuthService(),
     console: new ConsoleService({ db: deps.db, lifetime: sessionLifetime }),
     seats: new SeatService({ db: deps.db }),
+    consoleSeats: new ConsoleSeatService({
+      ...binding,
+      upstream: deps.upstream,
+      signer: deps.signer,
+      publicUrl: deps.publicUrl,
+      stateTtlMs: deps.seatConnectTtlMs ?? DEFAULT_CONNECT_STATE_TTL_MS,
+    }),
     webhooks: new WebhookEndpointService({
       db: deps.db,
       allowInsecureUrls: deps.allowInsecureWebhookUrls,
@@ -146,6 +158,7 @@ export function createCore(deps: CoreDeps): CoreHandlers {
       router.service(AuthServiceDesc, services.auth);
       router.service(ConsoleServiceDesc, services.console);
       router.service(SeatServiceDesc, services.seats);
+      router.service(ConsoleSeatServiceDesc, services.consoleSeats);
       router.service(WebhookEndpointServiceDesc, services.webhooks);
       router.service(EventServiceDesc, services.events);
       router.service(IngestServiceDesc, services.ingest);

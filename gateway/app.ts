@@ -15,6 +15,7 @@ import { registerVideoUploadRoute, videoRoutes } from './routes/v1/videos';
 import { registerPhotoUploadRoute } from './routes/v1/shop-catalog';
 import { registerMessageMediaRoute } from './routes/v1/message-media';
 import { registerConsoleApi } from './routes/console-api';
+import { registerConsoleSeats } from './routes/console-seats';
 import { registerConsoleStatic } from './routes/console-static';
 import { registerDocs } from './docs';
 
@@ -83,6 +84,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await registerUpstreamWebhooks(app, opts.transport);
   registerMediaRoutes(app, { transport: opts.transport, media: opts.media });
   await registerConsoleApi(app, { transport: opts.transport, publicUrl: opts.publicUrl });
+  await registerConsoleSeats(app, { transport: opts.transport });
   await registerConsoleStatic(app, { temporalUiUrl: opts.temporalUiUrl ?? null, temporalNamespace: opts.temporalNamespace });
   await app.register(
     async (v1) => {

@@ -39,10 +39,14 @@ export function isSubscriptionPattern(p: string): boolean {
   return p === '*' || p === `${PLATFORM}.*` || isEventType(p);
 }
 
-/** Refuses, naming `field[i]`, the first entry that is not a subscription pattern. */
+/**
+ * Refuses, naming `field[i]`, the first entry that cannot filter a read of the log (the event list,
+ * the stream, the delivery log): a subscription pattern, or the test event's type, which is logged
+ * and may be looked up although nothing subscribes to it.
+ */
 export function checkPatterns(patterns: readonly string[], field: string): void {
   patterns.forEach((p, i) => {
-    if (!isSubscriptionPattern(p)) throw invalidField(`${field}[${i}]`, `unknown event type or pattern ${JSON.stringify(p)}; use "*", "${PLATFORM}.*" or an exact type`);
+    if (!isSubscriptionPattern(p) && p !== TEST_EVENT_TYPE) throw invalidField(`${field}[${i}]`, `unknown event type or pattern ${JSON.stringify(p)}; use "*", "${PLATFORM}.*" or an exact type`);
   });
 }
 

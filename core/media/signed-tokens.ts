@@ -1,12 +1,13 @@
 /**
  * Short-lived capabilities the service signs and later checks itself: media URLs (fetched by the
- * platform, which has no API key of ours) and upload tickets (the gateway's proof, between
- * BeginUpload and CompleteUpload, that the upload was authorized). HMAC-SHA256 under a key derived
- * from VPS_ENCRYPTION_KEY, so every instance that holds that key agrees, and nothing is stored.
+ * platform, which has no API key of ours), upload tickets (the gateway's proof, between
+ * BeginUpload and CompleteUpload, that the upload was authorized) and the OAuth state of a seat
+ * connect (core/seats/connect-state.ts). HMAC-SHA256 under a key derived from VPS_ENCRYPTION_KEY,
+ * so every instance that holds that key agrees, and nothing is stored.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type TokenPurpose = 'media' | 'upload';
+export type TokenPurpose = 'media' | 'upload' | 'seat-connect';
 
 export class TokenSigner {
   private readonly key: Buffer;

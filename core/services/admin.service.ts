@@ -21,7 +21,6 @@ import { generateApiKey } from '../crypto/api-keys';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../crypto/passwords';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
-import { sqlState, UNIQUE_VIOLATION } from '../db/errors';
 import * as sessions from '../db/repositories/console-sessions';
 import * as seatsRepo from '../db/repositories/seats';
 import * as tenancy from '../db/repositories/tenancy';
@@ -30,7 +29,7 @@ import { toApiKey, toCustomer, toSeat, toUser, trackFromProto } from '../mappers
 import type { Logger } from '../logger';
 import type { HealthProbe } from '../temporal/health';
 import type { TokenRefreshStarter } from '../temporal/token-refresh';
-import { sealCredentials } from '../upstream/credentials';
+import { bindAccount } from '../seats/binding';
 
 const MAX_NAME = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -179,37 +178,19 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
     const accountId = required('accountId', req.accountId);
     const credentials = req.credentials;
     if (!credentials?.accessToken) throw invalidField('credentials.accessToken', 'is required');
-    try {
-      const row = await this.deps.db.transaction(async (tx) => {
-        const seat = await seatsRepo.findSeat(tx, req.seatId);
-        if (!seat) throw notFound('seat', req.seatId);
-        if (seat.accountId !== null && seat.accountId !== accountId) throw seatTaken(seat.id);
-        const holder = await seatsRepo.findSeatByAccount(tx, seat.track, accountId);
-        if (holder && holder.id !== seat.id) throw alreadyBound(accountId);
-        const sealed = sealCredentials(this.deps.sealedBox, seat.id, {
-          accessToken: credentials.accessToken,
-          ...(credentials.refreshToken ? { refreshToken: credentials.refreshToken } : {}),
-          scopes: credentials.scopes,
-        });
-        // Binding the same account again is a reconnect: it replaces the credentials.
-        const bound = await seatsRepo.bindSeat(tx, seat.id, {
-          accountId,
-          accountUsername: req.accountUsername.trim() || null,
-          credentialsSealed: sealed,
-          accessTokenExpiresAt: dateOf(credentials.accessTokenExpiresAt),
-          refreshTokenExpiresAt: dateOf(credentials.refreshTokenExpiresAt),
-        });
-        // Another account won a concurrent bind of this seat after it was read above.
-        if (!bound) throw seatTaken(seat.id);
-        return bound;
-      });
-      await this.ensureTokenRefresh(row.id);
-      return { seat: toSeat(row) };
-    } catch (err) {
-      // Two concurrent binds of one account: the unique index decides, and the loser gets 1006.
-      if (sqlState(err) === UNIQUE_VIOLATION) throw alreadyBound(accountId);
-      throw err;
-    }
+    const row = await bindAccount(this.deps, {
+      seatId: req.seatId,
+      accountId,
+      accountUsername: req.accountUsername.trim() || null,
+      credentials: {
+        accessToken: credentials.accessToken,
+        ...(credentials.refreshToken ? { refreshToken: credentials.refreshToken } : {}),
+        scopes: credentials.scopes,
+      },
+      accessTokenExpiresAt: dateOf(credentials.accessTokenExpiresAt),
+      refreshTokenExpiresAt: dateOf(credentials.refreshTokenExpiresAt),
+    });
+    return { seat: toSeat(row) };
   }
 
   async unbindSeat(req: UnbindSeatRequest) {
@@ -218,27 +199,7 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
     return { seat: toSeat(row) };
   }
 
-  /**
-   * The binding stands even when Temporal is unreachable: core starts the refresh of every bound
-   * seat again on start-up, so a missed start heals with the next deploy or restart.
-   */
-  private async ensureTokenRefresh(seatId: string): Promise<void> {
-    try {
-      await this.deps.startTokenRefresh(seatId);
-    } catch (err) {
-      this.deps.logger.error({ err, seatId }, 'could not start the token refresh workflow');
-    }
-  }
-
   async pingWorker() {
     return this.deps.health.ping();
   }
-}
-
-function seatTaken(seatId: string): ApiError {
-  return new ApiError(1008, `seat ${seatId} is already bound to another account; a seat can bind only one account of the platform`);
-}
-
-function alreadyBound(accountId: string): ApiError {
-  return new ApiError(1006, `account ${accountId} is already bound to another seat; add it to the original seat`);
 }

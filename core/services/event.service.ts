@@ -112,9 +112,11 @@ export class EventService implements ServiceImpl<typeof EventServiceDesc> {
     const { customerId } = customerOf(ctx);
     if (!req.eventId && !req.endpointId) throw invalidField('eventId', 'name an event or an endpoint');
     if (req.status && !DELIVERY_STATUSES.includes(req.status as DeliveryStatus)) throw invalidField('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    checkPatterns(req.types, 'types');
     const limit = pageSize(req.limit);
     const rows = await listDeliveries(this.deps.db, {
       customerId,
+      types: req.types,
       ...(req.eventId ? { eventId: req.eventId } : {}),
       ...(req.endpointId ? { endpointId: req.endpointId } : {}),
       ...(req.status ? { status: req.status as DeliveryStatus } : {}),

@@ -16,6 +16,9 @@ export const SANDBOX_APP = {
   shopAppSecret: 'vps-sandbox-shop-app-secret',
 } as const;
 
+/** Where the emulator serves the consent pages: the platforms' own paths, on the emulator's origin. */
+export const SANDBOX_AUTHORIZE_PATHS = { vplat: '/v2/auth/authorize', shop: '/alliance/creator/auth' } as const;
+
 export interface UpstreamSettings {
   vplat: VplatSettings;
   shop: ShopSettings;
@@ -35,7 +38,12 @@ export function resolveUpstream(env: Env, sandboxUrl?: string): UpstreamSettings
   return {
     vplat: env.VPLAT_API_BASE
       ? { baseUrl: env.VPLAT_API_BASE, appId: env.VPLAT_APP_ID!, appSecret: env.VPLAT_APP_SECRET! }
-      : { baseUrl: sandbox, appId: env.VPLAT_APP_ID ?? SANDBOX_APP.vplatAppId, appSecret: env.VPLAT_APP_SECRET ?? SANDBOX_APP.vplatAppSecret },
+      : {
+          baseUrl: sandbox,
+          appId: env.VPLAT_APP_ID ?? SANDBOX_APP.vplatAppId,
+          appSecret: env.VPLAT_APP_SECRET ?? SANDBOX_APP.vplatAppSecret,
+          authorizeUrl: sandbox + SANDBOX_AUTHORIZE_PATHS.vplat,
+        },
     shop: env.SHOP_API_BASE
       ? { baseUrl: shopBase, authBaseUrl: env.SHOP_AUTH_BASE ?? shopBase, appKey: env.SHOP_APP_KEY!, appSecret: env.SHOP_APP_SECRET! }
       : {
@@ -43,6 +51,7 @@ export function resolveUpstream(env: Env, sandboxUrl?: string): UpstreamSettings
           authBaseUrl: env.SHOP_AUTH_BASE ?? sandbox,
           appKey: env.SHOP_APP_KEY ?? SANDBOX_APP.shopAppKey,
           appSecret: env.SHOP_APP_SECRET ?? SANDBOX_APP.shopAppSecret,
+          authorizeUrl: sandbox + SANDBOX_AUTHORIZE_PATHS.shop,
         },
     timeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, totalMs: env.UPSTREAM_TIMEOUT_MS },
   };

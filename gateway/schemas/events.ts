@@ -75,6 +75,7 @@ export const ListDeliveriesQuery = Type.Object(
     cursor: Type.Optional(Cursor),
     limit: Type.Optional(Limit),
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')])),
+    types: Type.Optional(Type.String({ maxLength: 1000, description: 'Only deliveries of events matching these comma-separated patterns: "*", "vplat.*" or exact types' })),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,7 @@
  */
 import { createLogger } from '../../core/logger';
 import { createUpstream, type Upstream } from '../../core/upstream';
-import { SANDBOX_APP } from '../../core/upstream/settings';
+import { SANDBOX_APP, SANDBOX_AUTHORIZE_PATHS } from '../../core/upstream/settings';
 import type { SandboxSettings } from '../../sandbox/context';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 
@@ -42,8 +42,14 @@ export async function startTestSandbox(
   const settings = { ...TEST_SANDBOX_SETTINGS, ...opts.settings };
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, logger, settings });
   const upstream = createUpstream({
-    vplat: { baseUrl: sandbox.url, appId: settings.vplatAppId, appSecret: settings.vplatAppSecret },
-    shop: { baseUrl: sandbox.url, authBaseUrl: sandbox.url, appKey: settings.shopAppKey, appSecret: settings.shopAppSecret },
+    vplat: { baseUrl: sandbox.url, appId: settings.vplatAppId, appSecret: settings.vplatAppSecret, authorizeUrl: sandbox.url + SANDBOX_AUTHORIZE_PATHS.vplat },
+    shop: {
+      baseUrl: sandbox.url,
+      authBaseUrl: sandbox.url,
+      appKey: settings.shopAppKey,
+      appSecret: settings.shopAppSecret,
+      authorizeUrl: sandbox.url + SANDBOX_AUTHORIZE_PATHS.shop,
+    },
     timeouts: opts.timeouts ?? { connectMs: 1_000, totalMs: 2_000 },
   });
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {

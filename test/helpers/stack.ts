@@ -87,6 +87,8 @@ export async function startStack(
     publishing?: Partial<PublishSettings>;
     allowInsecureSourceUrls?: boolean;
     shop?: Partial<{ productCacheTtlMs: number; precheck: Partial<PrecheckSettings> }>;
+    /** How long a seat connect's OAuth state is accepted; core's default when not given. */
+    seatConnectTtlMs?: number;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -135,6 +137,7 @@ export async function startStack(
     publishing: { ...TEST_PUBLISHING, ...opts.publishing },
     allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
     shop: { productCacheTtlMs: opts.shop?.productCacheTtlMs ?? 60_000, precheck: { ...TEST_PRECHECK, ...opts.shop?.precheck } },
+    seatConnectTtlMs: opts.seatConnectTtlMs,
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
   const transport: Transport =

@@ -56,7 +56,7 @@ describe('the web console in a browser', () => {
     // The console is served from its build, as in production; Vite takes about a second and a half.
     execFileSync('bash', ['scripts/build-console.sh'], { cwd: REPO_ROOT, stdio: 'pipe' });
     [sb, browser, receiver] = await Promise.all([startTestSandbox(), launchBrowser(), startWebhookReceiver()]);
-    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE });
+    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, upstream: sb.upstream });
     worker = await startStackWorker(stack, taskQueue, sb.upstream);
     await subscribeToPlatformWebhooks(sb.upstream.vplat, `${stack.baseUrl}/webhooks/vplat`);
     gateway = await consoleGateway(stack);
@@ -244,6 +244,33 @@ describe('the web console in a browser', () => {
     expect((await call(stack.baseUrl, 'GET', '/v1/seats', { key: createdKey })).body.code).toBe(1001);
     const keys = await call<{ items: Array<{ name: string; revokedAt: string | null }> }>(consoleUrl, 'GET', '/console/api/keys', { headers: { cookie: await cookieHeader() } });
     expect(keys.body.data.items.find((k) => k.name === 'ci server')?.revokedAt).not.toBeNull();
+  });
+
+  it('connects an account to an unbound seat through the emulator’s consent page, and unbinds it', async () => {
+    const account = await sb.account('business');
+    const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'New seat' });
+    await nav('Seats').click();
+    const row = page.getByRole('row', { name: /New seat/ });
+    await row.getByRole('button', { name: 'Connect' }).click();
+    // The platform's page, on the emulator's origin.
+    await page.waitForURL(new RegExp(`^${escapeRegExp(sb.url)}/v2/auth/authorize`));
+    await page.locator(`input[name="open_id"][value="${account.openId}"]`).check();
+    await screenshot(page, 'console-seat-consent');
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    // Back through the callback of the service's public origin (core's publicUrl), completed by the console page.
+    await page.waitForURL(new RegExp(`/console/seats\\?connected=${seat!.id}$`));
+    const connected = page.getByRole('row', { name: /New seat/ });
+    await expectText(connected, account.openId);
+    await expectText(connected, 'authorized');
+    await expectText(page.getByRole('status'), 'Connected');
+    await screenshot(page, 'console-seat-connected');
+    // Unbinding asks first, then frees the seat.
+    await connected.getByRole('button', { name: 'Unbind' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Unbind seat' }).click();
+    await expectText(page.getByRole('row', { name: /New seat/ }), 'not bound');
+    // The walk-through ends on the console gateway it began on.
+    await page.goto(`${consoleUrl}/console/seats`);
+    await row.waitFor();
   });
 
   it('signs out to the sign-in page, and the session no longer works', async () => {

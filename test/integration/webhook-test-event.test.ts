@@ -117,6 +117,12 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(failed!.id).toBe(delivery.id);
     expect(failed!.attempts).toHaveLength(4);
     expect(failed!.attempts.every((a) => a.statusCode === 500 && a.error?.startsWith('HTTP 500'))).toBe(true);
+
+    // The delivery log filters by the event's type on the server, with subscription patterns.
+    const filtered = (types: string) => call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/webhook-endpoints/${ep.id}/deliveries?types=${encodeURIComponent(types)}`, { key: tenant.apiKey });
+    expect((await filtered('service.endpoint.test')).body.data.items.map((d) => d.id)).toEqual([delivery.id]);
+    expect((await filtered('vplat.*,vplat.comment.created')).body.data.items).toEqual([]);
+    expect((await filtered('vplat.nope')).body).toMatchObject({ code: 2001, message: expect.stringMatching(/^types/) });
   });
 
   it('refuses a disabled endpoint with 2001 until it is enabled', async () => {

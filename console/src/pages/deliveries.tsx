@@ -10,8 +10,8 @@ import { navigate, type Location } from '../router';
 import type { DeliveryPage, DeliveryStatus, WebhookEndpoint } from '../types';
 
 /**
- * One endpoint's delivery log. The outcome filter and paging run on the server (the route's
- * `status` and `cursor`); the event-type filter narrows the loaded page, as the route has none.
+ * One endpoint's delivery log. Filters and paging run on the server (the route's `status`,
+ * `types` and `cursor`), so a filtered page is as full as an unfiltered one.
  */
 export function DeliveriesPage({ location }: { location: Location }): JSX.Element {
   const p = location.params;
@@ -28,13 +28,12 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
   }, [endpointId, first?.id]);
 
   const deliveries = useLoad(
-    () => (endpointId ? api<DeliveryPage>('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpointId)}/deliveries${query({ status, cursor, limit: 50 })}`) : Promise.resolve(null)),
-    `${endpointId}|${status}|${cursor}`,
+    () => (endpointId ? api<DeliveryPage>('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpointId)}/deliveries${query({ status, types: type, cursor, limit: 50 })}`) : Promise.resolve(null)),
+    `${endpointId}|${status}|${type}|${cursor}`,
   );
   const items = deliveries.data?.items ?? [];
   usePollWhile(items.some((d) => d.status === 'pending'), deliveries.reload);
-  const types = [...new Set(items.map((d) => d.eventType))].sort();
-  const shown = type ? items.filter((d) => d.eventType === type) : items;
+  const seenTypes = [...new Set(items.map((d) => d.eventType))].sort();
 
   return (
     <>
@@ -67,20 +66,18 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
         </label>
         <label class="field">
           <span>Event type</span>
-          <select value={type} onChange={(e) => set({ type: e.currentTarget.value })}>
-            <option value="">any</option>
-            {(type && !types.includes(type) ? [type, ...types] : types).map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
+          <input type="search" list="delivery-event-types" placeholder="any, or a pattern such as vplat.*" value={type} onChange={(e) => set({ type: e.currentTarget.value.trim(), cursor: '' })} />
+          <datalist id="delivery-event-types">
+            {seenTypes.map((t) => (
+              <option key={t} value={t} />
             ))}
-          </select>
+          </datalist>
         </label>
       </form>
       <ErrorNote error={endpoints.state === 'error' ? endpoints.error : deliveries.state === 'error' ? deliveries.error : null} />
       {endpoints.data && endpoints.data.items.length === 0 ? <Empty>No webhook endpoints: add one on the Webhooks page to see its deliveries here.</Empty> : null}
       {deliveries.data ? (
-        <DeliveryTable deliveries={shown} endpoints={endpoints.data?.items} showEvent onChanged={deliveries.reload} />
+        <DeliveryTable deliveries={items} endpoints={endpoints.data?.items} showEvent onChanged={deliveries.reload} />
       ) : endpointId && deliveries.state === 'loading' ? (
         <Loading />
       ) : null}

@@ -1,8 +1,11 @@
 import type { JSX } from 'preact';
-import { api } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../api';
+import { Confirm } from '../components/dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
-import { useLoad } from '../components/load';
+import { toApiError, useLoad } from '../components/load';
+import { navigate, useLocation } from '../router';
 import type { Seat } from '../types';
 
 const AUTHORIZATION: Record<Seat['authorizationStatus'], { tone: 'ok' | 'bad' | 'neutral'; label: string }> = {
@@ -11,8 +14,78 @@ const AUTHORIZATION: Record<Seat['authorizationStatus'], { tone: 'ok' | 'bad' | 
   unbound: { tone: 'neutral', label: 'unbound' },
 };
 
+/** Platform errors the callback passes on (gateway/routes/console-seats.ts), in words. */
+const DECLINED: Record<string, string> = { access_denied: 'The connection was cancelled on the platform’s page; the seat is unchanged.' };
+
+/**
+ * The platform's callback sends the browser here with the code and state in the fragment, because
+ * its cross-site navigation carries no session cookie; this page, same-site, completes the connect.
+ */
+function takeCallbackFragment(): URLSearchParams | null {
+  const hash = window.location.hash.slice(1);
+  if (!hash) return null;
+  const fragment = new URLSearchParams(hash);
+  if (!fragment.has('connect_code') && !fragment.has('connect_error')) return null;
+  // Out of the address bar and the history at once: a code is single use, a reload must not resend it.
+  window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  return fragment;
+}
+
 export function SeatsPage(): JSX.Element {
   const seats = useLoad(() => api<{ items: Seat[] }>('GET', '/v1/seats'), 'seats');
+  const { params } = useLocation();
+  const [error, setError] = useState<ApiError | null>(null);
+  const [completing, setCompleting] = useState(false);
+  const [unbinding, setUnbinding] = useState<Seat | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const fragment = takeCallbackFragment();
+    if (!fragment) return;
+    const declined = fragment.get('connect_error');
+    if (declined) {
+      setError(new ApiError(0, DECLINED[declined] ?? `The platform did not connect the account: ${declined}`));
+      return;
+    }
+    setCompleting(true);
+    api<Seat>('POST', '/console/api/seats/oauth/complete', { code: fragment.get('connect_code'), state: fragment.get('connect_state') })
+      .then((seat) => {
+        navigate(`/seats?connected=${encodeURIComponent(seat.id)}`, { replace: true });
+        return seats.reload();
+      })
+      .catch((err: unknown) => setError(toApiError(err)))
+      .finally(() => setCompleting(false));
+    // Once, on arrival from the platform: the fragment is gone after the first run.
+  }, []);
+
+  const connect = async (seat: Seat) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { authorizeUrl } = await api<{ authorizeUrl: string }>('POST', `/console/api/seats/${encodeURIComponent(seat.id)}/connect`);
+      // Leaves the console for the platform's consent page, which sends the browser back to the callback.
+      window.location.assign(authorizeUrl);
+    } catch (err) {
+      setError(toApiError(err));
+      setBusy(false);
+    }
+  };
+
+  const unbind = async (seat: Seat) => {
+    setBusy(true);
+    try {
+      await api<Seat>('POST', `/console/api/seats/${encodeURIComponent(seat.id)}/unbind`);
+      setUnbinding(null);
+      await seats.reload();
+    } catch (err) {
+      setError(toApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const connected = params.get('connected');
+  const connectedSeat = connected ? seats.data?.items.find((s) => s.id === connected) : undefined;
   return (
     <>
       <PageTitle title="Seats">
@@ -20,15 +93,59 @@ export function SeatsPage(): JSX.Element {
           Refresh
         </button>
       </PageTitle>
-      <p class="lead">Each seat is bound to one platform account. Seats are added and bound by your administrator.</p>
-      <ErrorNote error={seats.state === 'error' ? seats.error : null} />
-      {seats.data ? <SeatTable seats={seats.data.items} /> : seats.state === 'loading' ? <Loading /> : null}
+      <p class="lead">Each seat is bound to one platform account. Connect an account by signing in to the platform and approving this service.</p>
+      {completing ? (
+        <p class="muted" role="status" aria-live="polite">
+          Connecting the account…
+        </p>
+      ) : null}
+      {connected && !error ? (
+        <p class="note ok-text" role="status">
+          Connected {connectedSeat?.accountUsername ?? connectedSeat?.capabilityAccountId ?? 'the account'} to seat {connectedSeat?.name ?? connected}.
+        </p>
+      ) : null}
+      <ErrorNote error={error ?? (seats.state === 'error' ? seats.error : null)} />
+      {seats.data ? (
+        <SeatTable seats={seats.data.items} busy={busy || completing} onConnect={(s) => void connect(s)} onUnbind={setUnbinding} />
+      ) : seats.state === 'loading' ? (
+        <Loading />
+      ) : null}
+      {unbinding ? (
+        <Confirm title="Unbind this seat?" action="Unbind seat" busy={busy} onCancel={() => setUnbinding(null)} onConfirm={() => void unbind(unbinding)}>
+          <p>
+            {unbinding.accountUsername ?? unbinding.capabilityAccountId} will no longer publish through seat <strong>{unbinding.name}</strong>. You can connect an
+            account again later.
+          </p>
+        </Confirm>
+      ) : null}
     </>
   );
 }
 
-function SeatTable({ seats }: { seats: Seat[] }): JSX.Element {
-  if (seats.length === 0) return <Empty>No seats yet.</Empty>;
+function SeatActions({ seat, busy, onConnect, onUnbind }: { seat: Seat; busy: boolean; onConnect: (s: Seat) => void; onUnbind: (s: Seat) => void }): JSX.Element {
+  return (
+    <div class="actions">
+      {!seat.bound ? (
+        <button type="button" disabled={busy} onClick={() => onConnect(seat)}>
+          Connect
+        </button>
+      ) : null}
+      {seat.authorizationStatus === 'reauthorization_required' ? (
+        <button type="button" disabled={busy} onClick={() => onConnect(seat)}>
+          Reconnect
+        </button>
+      ) : null}
+      {seat.bound ? (
+        <button type="button" class="danger" disabled={busy} onClick={() => onUnbind(seat)}>
+          Unbind
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function SeatTable(props: { seats: Seat[]; busy: boolean; onConnect: (s: Seat) => void; onUnbind: (s: Seat) => void }): JSX.Element {
+  if (props.seats.length === 0) return <Empty>No seats yet.</Empty>;
   return (
     <div class="table-wrap">
       <table>
@@ -39,10 +156,11 @@ function SeatTable({ seats }: { seats: Seat[] }): JSX.Element {
             <th>Bound account</th>
             <th>Authorization</th>
             <th>Bound at</th>
+            <th>Actions</th>
           </tr>
         </thead>
         <tbody>
-          {seats.map((seat) => {
+          {props.seats.map((seat) => {
             const auth = AUTHORIZATION[seat.authorizationStatus];
             return (
               <tr key={seat.id}>
@@ -68,6 +186,9 @@ function SeatTable({ seats }: { seats: Seat[] }): JSX.Element {
                 </td>
                 <td>
                   <Time iso={seat.boundAt} />
+                </td>
+                <td>
+                  <SeatActions seat={seat} busy={props.busy} onConnect={props.onConnect} onUnbind={props.onUnbind} />
                 </td>
               </tr>
             );

@@ -58,20 +58,24 @@ const AUTHENTICATE_AND_METER = `
  * gateways and cores there are. Fixed text, so it is planned once per connection and built never.
  */
 export async function authenticateAndMeter(db: Db, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
-  const rows = await rawQuery<{
-    key_id: string;
-    customer_id: string;
-    user_id: string;
-    user_disabled: boolean;
-    plan_expires_at: string | Date | null;
-    plan_expired: boolean;
-    allowed: boolean | null;
-    tokens: number | string | null;
-  }>(db, AUTHENTICATE_AND_METER, [keyHash, perMinute]);
+  const rows = await rawQuery<MeteredRow & { key_id: string }>(db, AUTHENTICATE_AND_METER, [keyHash, perMinute]);
   const row = rows[0];
-  if (!row) return undefined;
+  return row ? { keyId: row.key_id, ...meteredAccess(row) } : undefined;
+}
+
+/** The columns every authenticate-and-meter statement returns, whatever the credential. */
+export interface MeteredRow {
+  customer_id: string;
+  user_id: string;
+  user_disabled: boolean;
+  plan_expires_at: string | Date | null;
+  plan_expired: boolean;
+  allowed: boolean | null;
+  tokens: number | string | null;
+}
+
+export function meteredAccess(row: MeteredRow): Omit<AccessRow, 'keyId'> {
   return {
-    keyId: row.key_id,
     customerId: row.customer_id,
     userId: row.user_id,
     userDisabled: row.user_disabled,

@@ -6,7 +6,7 @@ import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { rawQuery, type Db, type Executor } from '../client';
 import { consoleSessions, users } from '../schema';
 import { newId } from '../../ids';
-import { REFILLED, type AccessRow } from './access';
+import { meteredAccess, REFILLED, type AccessRow, type MeteredRow } from './access';
 import type { UserRow } from './tenancy';
 
 export interface SessionLifetime {
@@ -93,26 +93,7 @@ const AUTHENTICATE_SESSION_AND_METER = `
  * customer, draws one token from the user's bucket and extends the idle expiry.
  */
 export async function authenticateSessionAndMeter(db: Db, tokenHash: string, perMinute: number, ttlMs: number): Promise<SessionAccessRow | undefined> {
-  const rows = await rawQuery<{
-    session_id: string;
-    customer_id: string;
-    user_id: string;
-    user_disabled: boolean;
-    plan_expires_at: string | Date | null;
-    plan_expired: boolean;
-    allowed: boolean | null;
-    tokens: number | string | null;
-  }>(db, AUTHENTICATE_SESSION_AND_METER, [tokenHash, perMinute, ttlMs]);
+  const rows = await rawQuery<MeteredRow & { session_id: string }>(db, AUTHENTICATE_SESSION_AND_METER, [tokenHash, perMinute, ttlMs]);
   const row = rows[0];
-  if (!row) return undefined;
-  return {
-    sessionId: row.session_id,
-    customerId: row.customer_id,
-    userId: row.user_id,
-    userDisabled: row.user_disabled,
-    planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
-    planExpired: row.plan_expired,
-    allowed: row.allowed,
-    tokensLeft: row.tokens === null ? null : Number(row.tokens),
-  };
+  return row ? { sessionId: row.session_id, ...meteredAccess(row) } : undefined;
 }

@@ -146,6 +146,8 @@ export interface DeliveryQuery {
   eventId?: string;
   endpointId?: string;
   status?: DeliveryStatus;
+  /** Subscription patterns the delivered event's type matches; empty for all. */
+  types?: readonly string[];
   /** Created before this delivery (newest first paging). */
   beforeId?: string;
   limit: number;
@@ -162,6 +164,7 @@ export async function listDeliveries(db: Executor, q: DeliveryQuery): Promise<Ar
         q.eventId ? eq(deliveries.eventId, q.eventId) : undefined,
         q.endpointId ? eq(deliveries.endpointId, q.endpointId) : undefined,
         q.status ? eq(deliveries.status, q.status) : undefined,
+        typeFilter(q.types ?? []),
         q.beforeId ? lt(deliveries.id, q.beforeId) : undefined,
       ),
     )

@@ -13,6 +13,8 @@ export interface ShopSettings {
   authBaseUrl: string;
   appKey: string;
   appSecret: string;
+  /** The creator's consent page; the platform's own when not set (the emulator serves one too). */
+  authorizeUrl?: string;
 }
 
 export class ShopClient {

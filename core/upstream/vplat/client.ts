@@ -10,6 +10,8 @@ export interface VplatSettings {
   baseUrl: string;
   appId: string;
   appSecret: string;
+  /** The account holder's consent page; the platform's own when not set (the emulator serves one too). */
+  authorizeUrl?: string;
 }
 
 export type QueryValue = string | number | boolean | readonly unknown[] | Record<string, unknown> | undefined;

@@ -40,9 +40,12 @@ export function deliveryJson(d: Delivery): Static<typeof DeliveryJson> {
   };
 }
 
+/** `types` of a query: comma-separated patterns, as one list. */
+const patternList = (types: string | undefined) => (types ? types.split(',').map((t) => t.trim()).filter(Boolean) : []);
+
 const pageQuery = (req: FastifyRequest) => {
   const q = req.query as ListDeliveriesQuery;
-  return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '' };
+  return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '', types: patternList(q.types) };
 };
 
 export const eventRoutes = [
@@ -57,7 +60,7 @@ export const eventRoutes = [
       return {
         cursor: q.cursor ?? '',
         limit: q.limit ?? 0,
-        types: q.types ? q.types.split(',').map((t) => t.trim()).filter(Boolean) : [],
+        types: patternList(q.types),
         seatId: q.seatId ?? '',
         ...(q.since ? { since: timestampFromDate(new Date(q.since)) } : {}),
         ...(q.until ? { until: timestampFromDate(new Date(q.until)) } : {}),
