@@ -35,6 +35,28 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> & { r
   return { ...result, reload };
 }
 
+/**
+ * A write a page runs on a click: `busy` while it runs (its buttons disabled), its refusal kept in
+ * `error` to show. An action that leaves the page on success (`leaves`) stays busy, so it cannot
+ * be started twice while the browser navigates.
+ */
+export function useAction(): { busy: boolean; error: ApiError | null; setError: (e: ApiError | null) => void; run: (work: () => Promise<void>, opts?: { leaves?: boolean }) => Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const run = async (work: () => Promise<void>, opts: { leaves?: boolean } = {}) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      if (!opts.leaves) setBusy(false);
+    } catch (err) {
+      setError(toApiError(err));
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   return new ApiError(-1, err instanceof Error ? err.message : String(err));

@@ -1,10 +1,9 @@
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api';
+import { api } from '../api';
 import { DeliveryTable } from '../components/delivery-table';
 import { ErrorNote, Loading } from '../components/feedback';
 import { PageTitle } from '../components/layout';
-import { toApiError, useLoad } from '../components/load';
+import { useAction, useLoad } from '../components/load';
 import { usePollWhile } from '../components/poll';
 import { Link } from '../router';
 import type { DeliveryPage, ServiceEvent, WebhookEndpoint } from '../types';
@@ -15,21 +14,13 @@ export function EventDetailPage({ id }: { id: string }): JSX.Element {
   const deliveries = useLoad(() => api<DeliveryPage>('GET', `${path}/deliveries?limit=100`), id);
   const endpoints = useLoad(() => api<{ items: WebhookEndpoint[] }>('GET', '/v1/webhook-endpoints'), 'endpoints');
   usePollWhile(deliveries.data?.items.some((d) => d.status === 'pending') ?? false, deliveries.reload);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
 
-  const resendAll = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const resendAll = () =>
+    run(async () => {
       await api('POST', `${path}/redeliver`, {});
       await deliveries.reload();
-    } catch (err) {
-      setError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <>

@@ -1,10 +1,10 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api';
+import { api } from '../api';
 import { Confirm } from '../components/dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
-import { toApiError, useLoad } from '../components/load';
+import { useAction, useLoad } from '../components/load';
 import { SecretDialog } from '../components/secret-dialog';
 import type { ApiKey, CreatedApiKey } from '../types';
 
@@ -12,39 +12,27 @@ export function KeysPage(): JSX.Element {
   const keys = useLoad(() => api<{ items: ApiKey[] }>('GET', '/console/api/keys'), 'keys');
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction();
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       setCreated(await api<CreatedApiKey>('POST', '/console/api/keys', { name: String(new FormData(form).get('name')).trim() }));
       form.reset();
       await keys.reload();
-    } catch (err) {
-      setError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const revoke = async (key: ApiKey) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api<ApiKey>('POST', `/console/api/keys/${encodeURIComponent(key.id)}/revoke`);
-      setRevoking(null);
+  const revoke = (key: ApiKey) =>
+    run(async () => {
+      try {
+        await api<ApiKey>('POST', `/console/api/keys/${encodeURIComponent(key.id)}/revoke`);
+      } finally {
+        setRevoking(null);
+      }
       await keys.reload();
-    } catch (err) {
-      setRevoking(null);
-      setError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <>

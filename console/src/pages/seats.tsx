@@ -4,7 +4,7 @@ import { api, ApiError } from '../api';
 import { Confirm } from '../components/dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
-import { toApiError, useLoad } from '../components/load';
+import { toApiError, useAction, useLoad } from '../components/load';
 import { navigate, useLocation } from '../router';
 import type { Seat } from '../types';
 
@@ -34,10 +34,9 @@ function takeCallbackFragment(): URLSearchParams | null {
 export function SeatsPage(): JSX.Element {
   const seats = useLoad(() => api<{ items: Seat[] }>('GET', '/v1/seats'), 'seats');
   const { params } = useLocation();
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useAction();
   const [completing, setCompleting] = useState(false);
   const [unbinding, setUnbinding] = useState<Seat | null>(null);
-  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     const fragment = takeCallbackFragment();
@@ -58,31 +57,22 @@ export function SeatsPage(): JSX.Element {
     // Once, on arrival from the platform: the fragment is gone after the first run.
   }, []);
 
-  const connect = async (seat: Seat) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const { authorizeUrl } = await api<{ authorizeUrl: string }>('POST', `/console/api/seats/${encodeURIComponent(seat.id)}/connect`);
-      // Leaves the console for the platform's consent page, which sends the browser back to the callback.
-      window.location.assign(authorizeUrl);
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
-  };
+  const connect = (seat: Seat) =>
+    run(
+      async () => {
+        const { authorizeUrl } = await api<{ authorizeUrl: string }>('POST', `/console/api/seats/${encodeURIComponent(seat.id)}/connect`);
+        // Leaves the console for the platform's consent page, which sends the browser back to the callback.
+        window.location.assign(authorizeUrl);
+      },
+      { leaves: true },
+    );
 
-  const unbind = async (seat: Seat) => {
-    setBusy(true);
-    try {
+  const unbind = (seat: Seat) =>
+    run(async () => {
       await api<Seat>('POST', `/console/api/seats/${encodeURIComponent(seat.id)}/unbind`);
       setUnbinding(null);
       await seats.reload();
-    } catch (err) {
-      setError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const connected = params.get('connected');
   const connectedSeat = connected ? seats.data?.items.find((s) => s.id === connected) : undefined;

@@ -1,24 +1,16 @@
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api';
+import { api } from '../api';
 import { ErrorNote } from '../components/feedback';
-import { toApiError } from '../components/load';
+import { useAction } from '../components/load';
 import type { Session } from '../types';
 
 export function SignIn(props: { onSignedIn: (session: Session) => void }): JSX.Element {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    setBusy(true);
-    setError(null);
-    try {
-      props.onSignedIn(await api<Session>('POST', '/console/api/session', { email: form.get('email'), password: form.get('password') }));
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
+    // Signed in, the console replaces this page.
+    return run(async () => props.onSignedIn(await api<Session>('POST', '/console/api/session', { email: form.get('email'), password: form.get('password') })), { leaves: true });
   };
   return (
     <main id="main" class="sign-in">

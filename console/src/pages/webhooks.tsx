@@ -1,10 +1,10 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api';
+import { api } from '../api';
 import { Confirm } from '../components/dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
-import { toApiError, useLoad } from '../components/load';
+import { toApiError, useAction, useLoad } from '../components/load';
 import { usePollWhile } from '../components/poll';
 import { SecretDialog } from '../components/secret-dialog';
 import { formatDuration } from '../format';
@@ -53,8 +53,7 @@ export function WebhooksPage(): JSX.Element {
   const endpoints = useLoad(() => api<{ items: WebhookEndpoint[] }>('GET', '/v1/webhook-endpoints'), 'endpoints');
   const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useAction();
   const [tests, setTests] = useState<Record<string, SentTest>>({});
 
   const sendTest = async (endpoint: WebhookEndpoint) => {
@@ -85,36 +84,26 @@ export function WebhooksPage(): JSX.Element {
   };
   usePollWhile(Object.values(tests).some(following), refreshTests, TEST_POLL_MS);
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const fields = new FormData(form);
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       setCreated(await api<CreatedWebhookEndpoint>('POST', '/v1/webhook-endpoints', { url: String(fields.get('url')).trim(), eventTypes: parsePatterns(String(fields.get('eventTypes'))) }));
       form.reset();
       await endpoints.reload();
-    } catch (err) {
-      setError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const remove = async (endpoint: WebhookEndpoint) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('DELETE', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}`);
-      await endpoints.reload();
-    } catch (err) {
-      setError(toApiError(err));
-    } finally {
-      setDeleting(null);
-      setBusy(false);
-    }
-  };
+  const remove = (endpoint: WebhookEndpoint) =>
+    run(async () => {
+      try {
+        await api('DELETE', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}`);
+        await endpoints.reload();
+      } finally {
+        setDeleting(null);
+      }
+    });
 
   return (
     <>

@@ -13,8 +13,9 @@ import {
   CommentReplyListQuery,
   EmptyJson,
 } from '../../schemas/comments';
+import { BUSINESS } from './paths';
 
-const COMMENT = '/vplat/v1.3/business/comment';
+const COMMENT = `${BUSINESS}/comment`;
 
 /** The answer is the official `data`, flattened by core's field table; nothing is reshaped here. */
 const data = (res: { data?: Record<string, unknown> }) => res.data ?? {};

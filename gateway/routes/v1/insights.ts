@@ -13,8 +13,8 @@ import {
   VideoSettingsJson,
 } from '../../schemas/insights';
 import { defineRoute, type RpcRoute } from '../../rpc-route';
+import { BUSINESS } from './paths';
 
-const BUSINESS = '/vplat/v1.3/business';
 
 /** A comma list from one query value; empty entries are kept, for core to refuse by name. */
 const commaList = (value: string | undefined): string[] => (value === undefined ? [] : value.split(',').map((s) => s.trim()));

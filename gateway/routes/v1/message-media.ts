@@ -15,8 +15,9 @@ import { registerSmallUpload } from '../../multipart';
 import { authorizeCaller, forwardedHeaders, forwardResponseHeaders, nulField, single } from '../../rpc-route';
 import { okEnvelope } from '../../schemas/common';
 import { MediaDownloadBody, MediaUploadJson, MessageMediaUploadFields } from '../../schemas/messages';
+import { BUSINESS } from './paths';
 
-const MESSAGE = '/vplat/v1.3/business/message';
+const MESSAGE = `${BUSINESS}/message`;
 
 /** POST …/message/media/upload (multipart) and GET …/message/media/content (the bytes). */
 export async function registerMessageMediaRoute(app: FastifyInstance, opts: { transport: Transport }): Promise<void> {

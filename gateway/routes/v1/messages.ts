@@ -21,8 +21,9 @@ import {
   MessageListQuery,
   SendMessageBody,
 } from '../../schemas/messages';
+import { BUSINESS } from './paths';
 
-const MESSAGE = '/vplat/v1.3/business/message';
+const MESSAGE = `${BUSINESS}/message`;
 const flat = { response: { 200: okEnvelope(FlatJson) } };
 const dataOf = (res: { data?: Record<string, unknown> }) => res.data ?? {};
 

@@ -21,8 +21,8 @@ import {
   VideoPublishBody,
 } from '../../schemas/publishing';
 import { defineRoute } from '../../rpc-route';
+import { BUSINESS } from './paths';
 
-const BUSINESS = '/vplat/v1.3/business';
 
 /** Both publish routes carry the same post fields; only the account field's name differs. */
 function videoPostRequest(body: Omit<VideoPublishBody, 'account'>, account: string, channel: 'v1.3' | 'legacy'): MessageInitShape<typeof PublishVideoRequestSchema> {
