@@ -4,9 +4,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-# buf and the protobuf plugin are build tools: generate, then drop the development dependencies.
-RUN npx --no-install buf generate && npm prune --omit=dev
+# buf, the protobuf plugin and Vite are build tools: generate the RPC code and build the console,
+# then drop the development dependencies.
+RUN npx --no-install buf generate && bash scripts/build-console.sh && npm prune --omit=dev
 ENV NODE_ENV=production
+# API (gateway), Connect (core), ops (/healthz, /readyz, /metrics of every role).
+EXPOSE 8080 8081 9464
 USER node
 ENTRYPOINT ["node", "bin/vps"]
 CMD ["serve", "--role", "gateway"]

@@ -14,6 +14,7 @@ import { eventBody } from '../core/events/present';
 import { pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
 import { publicOnlyLookup } from '../core/net/address-policy';
 import type { DeliveryOutcome } from '../workflows/shared';
+import type { DeliveryAttemptOutcome, Metrics } from '../core/observability/metrics';
 
 export interface DeliveryActivityDeps {
   db: Db;
@@ -24,6 +25,7 @@ export interface DeliveryActivityDeps {
   /** Attempts in flight to one endpoint at most, across every worker. */
   maxInFlightPerEndpoint: number;
   events: EventRecorder;
+  metrics: Metrics;
 }
 
 /** How much longer than an attempt's timeout its concurrency slot is held before it lapses. */
@@ -111,11 +113,16 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       error = describeNetworkError(err, input.timeoutMs);
     }
     const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const durationMs = Date.now() - startedAt.getTime();
+    const counted = (outcome: DeliveryAttemptOutcome) => {
+      deps.metrics.deliveryAttempts.inc({ outcome });
+      deps.metrics.deliveryDuration.observe({ outcome }, durationMs / 1000);
+    };
     await recordAttempt(deps.db, {
       deliveryId: delivery.id,
       attempt: input.attempt,
       startedAt,
-      durationMs: Date.now() - startedAt.getTime(),
+      durationMs,
       statusCode,
       error,
       succeeded,
@@ -123,20 +130,24 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     if (succeeded) {
       if (endpoint.failingSince) await markEndpointHealthy(deps.db, endpoint.id);
       await finishDelivery(deps.db, delivery.id, 'succeeded');
+      counted('delivered');
       return 'delivered';
     }
     if (statusCode === 410) {
       // The receiver says it is gone for good: stop pushing to it until the customer enables it again.
       await disable(endpoint, 'the receiver answered 410 Gone');
       await finishDelivery(deps.db, delivery.id, 'failed');
+      counted('gone');
       return 'gone';
     }
     const failingSince = await markEndpointFailing(deps.db, endpoint.id);
     if (Date.now() - failingSince.getTime() >= deps.disableEndpointAfterMs) {
       await disable(endpoint, `every attempt failed since ${failingSince.toISOString()}`);
       await finishDelivery(deps.db, delivery.id, 'failed');
+      counted('gone');
       return 'gone';
     }
+    counted('failed');
     return 'retry';
   }
 }

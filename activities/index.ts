@@ -4,6 +4,7 @@ import type { EventRecorder } from '../core/events/recorder';
 import type { Logger } from '../core/logger';
 import type { Upstream } from '../core/upstream';
 import type { MediaStore } from '../core/media/storage';
+import type { Metrics } from '../core/observability/metrics';
 import { createPublishActivities } from './publish.activities';
 import { createVideoActivities } from './videos.activities';
 import { createPrecheckActivities } from './precheck.activities';
@@ -23,6 +24,7 @@ export interface ActivityDeps {
   events: EventRecorder;
   media: MediaStore;
   allowInsecureSourceUrls: boolean;
+  metrics: Metrics;
 }
 
 /** The one factory that wires every activity to its dependencies. */

@@ -286,3 +286,35 @@ async function readEventStream(
     }
   })();
 }
+
+/** The 1, 5 and 15 minute load averages: how busy the machine is, others' work included. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+}
+
+/** The machine a figure comes from, and how busy it was just before: printed with every run. */
+export function machineLine(): string {
+  return `${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${loadAverage()}`;
+}
+
+/** A plain-text table: the first column left-aligned, the others right-aligned, widths from the content. */
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The settings of core's parts a benchmark does not measure: small and inert, the same everywhere. */
+export const UNMEASURED_CORE_SETTINGS = () => ({
+  vplatApp: { appId: 'bench', appSecret: 'bench' },
+  secretGraceMs: 86_400_000,
+  signer: new TokenSigner(randomBytes(32)),
+  publicUrl: 'http://127.0.0.1',
+  videos: { maxBytes: 1024, urlTtlMs: 60_000, uploadWaitMs: 1_000, remoteTimeoutMs: 1_000 },
+  publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
+  allowInsecureSourceUrls: false,
+  shop: { productCacheTtlMs: 60_000, precheck: { dailyQuota: 50, pollIntervalMs: 1_000, pollAttempts: 1 } },
+});

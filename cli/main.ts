@@ -8,6 +8,9 @@ import { EXIT } from './exit-codes';
 import type * as ServeModule from './serve';
 import { UsageError } from './usage-error';
 
+/** How much longer than the grace time a stopping process may take before it exits regardless. */
+const FORCED_EXIT_MARGIN_MS = 5_000;
+
 export function program(): Command {
   const root = new Command('vps')
     .description('video publishing and engagement service: run it, or call its API')
@@ -29,6 +32,11 @@ export function program(): Command {
         process.stderr.write(`${signal}: stopping\n`);
         // A signal during start-up exits at once; exit hooks stop what was already started.
         if (!running) process.exit(1);
+        // In-flight work has SHUTDOWN_GRACE_MS; a request or stream that outlives it by far is cut.
+        setTimeout(() => {
+          process.stderr.write(`${signal}: not stopped within ${config.env.SHUTDOWN_GRACE_MS + FORCED_EXIT_MARGIN_MS} ms; exiting\n`);
+          process.exit(1);
+        }, config.env.SHUTDOWN_GRACE_MS + FORCED_EXIT_MARGIN_MS).unref();
         running.stop().then(
           () => process.exit(exitCode),
           (err: unknown) => {

@@ -8,8 +8,8 @@ import { UsageError } from './usage-error';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
-import { ROLES, type Config, type Role } from '../config/config';
-import { buildApp } from '../gateway/app';
+import { REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
+import { buildApp, coreReadiness } from '../gateway/app';
 import { SealedBox } from '../core/crypto/sealed-box';
 import { openDatabase, type Database } from '../core/db/client';
 import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/embedded/local-secrets';
@@ -35,6 +35,9 @@ import { watchEvents } from '../core/events/watch-events';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 import { MediaStore } from '../core/media/storage';
 import { TokenSigner } from '../core/media/signed-tokens';
+import { createMetrics } from '../core/observability/metrics';
+import { startOpsServer } from '../core/observability/ops-server';
+import { mergeReports, workerReadiness, type ReadinessReport } from '../core/observability/readiness';
 
 export { UsageError } from './usage-error';
 
@@ -47,6 +50,14 @@ export function parseRoles(spec: string): { roles: Set<Role>; all: boolean } {
     roles.add(role);
   }
   return { roles, all: false };
+}
+
+/** The variables `roles` need on their own (REQUIRED_BY_ROLE) that are not set. */
+export function missingSettings(roles: Set<Role>, env: Env): string[] {
+  const needed = new Set([...roles].flatMap((role) => REQUIRED_BY_ROLE[role]));
+  // A gateway beside core calls it in memory.
+  if (roles.has('core')) needed.delete('CORE_URL');
+  return [...needed].filter((name) => env[name] === undefined);
 }
 
 export interface Running {
@@ -65,21 +76,33 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
   const logger = createLogger(env.LOG_LEVEL, all ? 'all' : [...roles].join('+'));
   const closers: Array<() => Promise<void>> = [];
   const urls: Record<string, string> = {};
+  const metrics = createMetrics({ role: all ? 'all' : [...roles].join('+') });
+  /** Each role's readiness; the ops server reports them together. */
+  const readiness: Array<() => Promise<ReadinessReport>> = [];
+  let draining = false;
+  const isDraining = () => draining;
   let stopped: Promise<void> | undefined;
-  // Last started, first stopped; a second call waits for the first.
+  // Last started, first stopped; a second call waits for the first. Readiness fails from the first
+  // moment, so load balancers stop sending new work while the in-flight work finishes.
   const stop = () =>
     (stopped ??= (async () => {
+      draining = true;
       for (const close of [...closers].reverse()) {
         await close().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
       }
     })());
+
+  // Only --role all embeds Postgres, Temporal and the secrets; every other lack is named at once.
+  const missing = all ? [] : missingSettings(roles, env);
+  if (missing.length > 0) {
+    throw new UsageError(`${missing.join(', ')} must be set for --role ${spec}; only --role all embeds Postgres, Temporal and the secrets`);
+  }
 
   try {
     // Core and worker are the roles with state: both need Postgres and Temporal.
     const stateful = roles.has('core') || roles.has('worker');
     let database: Database | undefined;
     if (stateful) {
-      if (!env.DATABASE_URL && !all) throw new UsageError('DATABASE_URL is required for --role core or worker; only --role all embeds PGlite');
       database = await openDatabase({
         url: env.DATABASE_URL,
         dataDir: config.dataDir,
@@ -94,7 +117,6 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     if (stateful) {
       let address = env.TEMPORAL_ADDRESS;
       if (!address) {
-        if (!all) throw new UsageError('TEMPORAL_ADDRESS is required for --role core or worker; only --role all starts a dev server');
         const dev = await startTemporalDevServer({
           cliPath: env.TEMPORAL_CLI_PATH,
           port: env.TEMPORAL_DEV_PORT,
@@ -129,8 +151,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     let temporalClient: (() => Promise<Client>) | undefined;
     let events: EventRecorder | undefined;
     if (stateful) {
-      const key = env.VPS_ENCRYPTION_KEY ?? (all ? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex') : undefined);
-      if (!key) throw new UsageError('VPS_ENCRYPTION_KEY is required for --role core or worker');
+      const key = env.VPS_ENCRYPTION_KEY ?? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex');
       sealedBox = new SealedBox(key);
       signer = new TokenSigner(key);
       upstreamSettings = resolveUpstream(env, sandboxUrl);
@@ -215,9 +236,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
           precheck: { dailyQuota: env.PRECHECK_DAILY_QUOTA, pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS, pollAttempts: env.PRECHECK_POLL_ATTEMPTS },
         },
         consoleSessions: { ttlMs: env.CONSOLE_SESSION_TTL_MS, maxAgeMs: env.CONSOLE_SESSION_MAX_AGE_MS },
+        metrics,
       });
+      readiness.push(core.readiness);
       startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
-      const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }) });
+      const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }), readiness: core.readiness, draining: isDraining });
       closers.push(() => server.close());
       urls['Core (Connect)'] = server.url;
       // Same process: the gateway calls core directly, through the same interceptors as over HTTP.
@@ -239,16 +262,19 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         allowInsecureSourceUrls: env.VPS_ALLOW_INSECURE_SOURCE_URLS,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+        metrics,
       });
       closers.push(() => worker.stop());
+      readiness.push(workerReadiness(worker.state, database!.db));
       worker.done.catch(onFatal);
     }
 
     if (roles.has('gateway')) {
       if (env.CORE_URL) transport = createConnectTransport({ baseUrl: env.CORE_URL, httpVersion: '1.1', useBinaryFormat: true });
-      if (!transport) throw new UsageError('CORE_URL is required for --role gateway without core in the same process');
+      // Set by now: over CORE_URL, or in memory to core in this process (missingSettings).
+      const gatewayTransport = transport!;
       const app = await buildApp({
-        transport,
+        transport: gatewayTransport,
         media,
         maxUploadBytes: env.VIDEO_MAX_BYTES,
         logger: logger.child({ component: 'gateway' }),
@@ -256,7 +282,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         // With --role gateway alone the Temporal block above does not run: the setting still links.
         temporalUiUrl: urls['Temporal UI'] ?? env.TEMPORAL_UI_URL ?? null,
         temporalNamespace: env.TEMPORAL_NAMESPACE,
+        metrics,
+        draining: isDraining,
       });
+      // With core in this process, core's own readiness already covers what the gateway depends on.
+      if (!roles.has('core')) readiness.push(() => coreReadiness(gatewayTransport));
       await app.listen({ host: env.HOST, port: gatewayPort });
       closers.push(() => app.close());
       const address = app.server.address();
@@ -268,6 +298,21 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         await subscribeToPlatformWebhooks(upstream.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
         urls['Platform webhooks'] = `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`;
       }
+    }
+
+    // Last to start, so it reports ready only once every role is up; last to stop, so that it
+    // reports the drain (503 "draining") and keeps serving metrics until the very end.
+    if (roles.has('gateway') || stateful) {
+      const ops = await startOpsServer({
+        host: env.OPS_HOST,
+        port: env.OPS_PORT,
+        logger: logger.child({ component: 'ops' }),
+        metrics,
+        draining: isDraining,
+        readiness: async () => mergeReports(await Promise.all(readiness.map((r) => r()))),
+      });
+      closers.unshift(() => ops.close());
+      urls.Ops = ops.url;
     }
 
     let devApiKey: string | undefined;

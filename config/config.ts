@@ -106,6 +106,8 @@ export const VARIABLES = {
   }),
   CORE_HOST: variable({ doc: 'Address the core Connect server listens on', parse: str, fallback: '127.0.0.1', example: '0.0.0.0' }),
   CORE_PORT: variable({ doc: 'Core Connect server port (0 picks a free one)', parse: port, fallback: 8081, example: '8081' }),
+  OPS_HOST: variable({ doc: 'Address of the ops server (/healthz, /readyz, /metrics of every role in the process); keep it off the public network', parse: str, fallback: '127.0.0.1', example: '0.0.0.0' }),
+  OPS_PORT: variable({ doc: 'Port of the ops server (0 picks a free one)', parse: port, fallback: 9464, example: '9464' }),
   CORE_URL: variable({
     doc: 'Where a gateway reaches core over Connect; unset in --role all, which calls core in memory',
     parse: url(['http:', 'https:']),
@@ -220,6 +222,18 @@ export const VARIABLES = {
   SHUTDOWN_GRACE_MS: variable({ doc: 'How long in-flight work may finish on shutdown', parse: positiveInt, fallback: 10_000, example: '10000' }),
   LOG_LEVEL: variable({ doc: 'fatal, error, warn, info, debug, trace or silent', parse: logLevel, fallback: 'info', example: 'info' }),
 } as const;
+
+/**
+ * What each role needs configured when it runs on its own: `--role all` embeds Postgres, Temporal
+ * and the secrets instead. VPS_ADMIN_TOKEN is optional for core (the AdminService then refuses
+ * every call) but needed by any deployment that is operated, so docker-compose.yml sets it.
+ */
+export const REQUIRED_BY_ROLE: Readonly<Record<Role, ReadonlyArray<keyof typeof VARIABLES>>> = {
+  core: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPS_ENCRYPTION_KEY'],
+  worker: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPS_ENCRYPTION_KEY'],
+  gateway: ['CORE_URL'],
+  sandbox: [],
+};
 
 type Vars = typeof VARIABLES;
 type ValueOf<K extends keyof Vars> = Vars[K] extends Variable<infer T> ? T : never;

@@ -2,6 +2,7 @@ import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
 import { AdminService as AdminServiceDesc } from '../gen/vps/admin/v1/admin_pb';
 import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
+import { HealthService as HealthServiceDesc } from '../gen/vps/health/v1/health_pb';
 import { ConsoleService as ConsoleServiceDesc } from '../gen/vps/console/v1/console_pb';
 import { ConsoleSeatService as ConsoleSeatServiceDesc } from '../gen/vps/console/v1/console_seats_pb';
 import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
@@ -27,7 +28,11 @@ import type { Db } from './db/client';
 import type { SealedBox } from './crypto/sealed-box';
 import { accessInterceptor } from './interceptors/access.interceptor';
 import { errorsInterceptor } from './interceptors/errors.interceptor';
-import { idempotencyInterceptor } from './interceptors/idempotency.interceptor';
+import { observeInterceptor } from './interceptors/observe.interceptor';
+import { createMetrics, type Metrics } from './observability/metrics';
+import { postgresProbe, runProbes, temporalProbe, type ReadinessReport } from './observability/readiness';
+import { HealthService } from './services/health.service';
+import { idempotencyInterceptor, replayable } from './interceptors/idempotency.interceptor';
 
 /** How long an Idempotency-Key and its response are kept. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -85,6 +90,8 @@ export interface CoreDeps {
   consoleSessions?: SessionLifetime;
   /** How long a seat connect's OAuth state is accepted; DEFAULT_CONNECT_STATE_TTL_MS when not given. */
   seatConnectTtlMs?: number;
+  /** The process's metrics; a private set when not given (nothing scrapes it then). */
+  metrics?: Metrics;
 }
 
 export interface CoreHandlers {
@@ -93,10 +100,17 @@ export interface CoreHandlers {
   interceptors: Interceptor[];
 }
 
+export interface Core extends CoreHandlers {
+  /** Whether core can serve requests: Postgres gates it; Temporal is reported, since reads work without it. */
+  readiness(): Promise<ReadinessReport>;
+}
+
 /** The core's Connect services and interceptors, ready for an HTTP server or an in-memory transport. */
-export function createCore(deps: CoreDeps): CoreHandlers {
+export function createCore(deps: CoreDeps): Core {
   const health = temporalHealthProbe({ client: deps.temporalClient, taskQueue: deps.taskQueue, timeoutMs: 30_000 });
   const sessionLifetime = deps.consoleSessions ?? DEFAULT_SESSION_LIFETIME;
+  const metrics = deps.metrics ?? createMetrics({ role: 'core', processMetrics: false });
+  const probes = [postgresProbe(deps.db, true), temporalProbe(deps.temporalClient, false)];
   const binding = {
     db: deps.db,
     sealedBox: deps.sealedBox,
@@ -106,6 +120,7 @@ export function createCore(deps: CoreDeps): CoreHandlers {
   const services = {
     admin: new AdminService({ ...binding, health }),
     auth: new AuthService(),
+    health: new HealthService(probes),
     console: new ConsoleService({ db: deps.db, lifetime: sessionLifetime }),
     seats: new SeatService({ db: deps.db }),
     consoleSeats: new ConsoleSeatService({
@@ -154,26 +169,29 @@ export function createCore(deps: CoreDeps): CoreHandlers {
   };
   return {
     routes: (router) => {
-      router.service(AdminServiceDesc, services.admin);
-      router.service(AuthServiceDesc, services.auth);
-      router.service(ConsoleServiceDesc, services.console);
-      router.service(SeatServiceDesc, services.seats);
-      router.service(ConsoleSeatServiceDesc, services.consoleSeats);
-      router.service(WebhookEndpointServiceDesc, services.webhooks);
-      router.service(EventServiceDesc, services.events);
-      router.service(IngestServiceDesc, services.ingest);
-      router.service(VideoServiceDesc, services.videos);
-      router.service(PublishServiceDesc, services.publishing);
-      router.service(ShopCatalogServiceDesc, services.shopCatalog);
-      router.service(PrecheckServiceDesc, services.prechecks);
-      router.service(CommentServiceDesc, services.comments);
-      router.service(MessageServiceDesc, services.messages);
-      router.service(InsightServiceDesc, services.insights);
+      router.service(AdminServiceDesc, replayable(services.admin));
+      router.service(AuthServiceDesc, replayable(services.auth));
+      router.service(HealthServiceDesc, replayable(services.health));
+      router.service(ConsoleServiceDesc, replayable(services.console));
+      router.service(SeatServiceDesc, replayable(services.seats));
+      router.service(ConsoleSeatServiceDesc, replayable(services.consoleSeats));
+      router.service(WebhookEndpointServiceDesc, replayable(services.webhooks));
+      router.service(EventServiceDesc, replayable(services.events));
+      router.service(IngestServiceDesc, replayable(services.ingest));
+      router.service(VideoServiceDesc, replayable(services.videos));
+      router.service(PublishServiceDesc, replayable(services.publishing));
+      router.service(ShopCatalogServiceDesc, replayable(services.shopCatalog));
+      router.service(PrecheckServiceDesc, replayable(services.prechecks));
+      router.service(CommentServiceDesc, replayable(services.comments));
+      router.service(MessageServiceDesc, replayable(services.messages));
+      router.service(InsightServiceDesc, replayable(services.insights));
     },
     interceptors: [
+      observeInterceptor({ logger: deps.logger, metrics }),
       errorsInterceptor(deps.logger),
-      accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute, sessionTtlMs: sessionLifetime.ttlMs }),
-      idempotencyInterceptor({ db: deps.db, ttlMs: IDEMPOTENCY_KEY_TTL_MS, sealedBox: deps.sealedBox }),
+      accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute, sessionTtlMs: sessionLifetime.ttlMs, metrics }),
+      idempotencyInterceptor({ db: deps.db, ttlMs: IDEMPOTENCY_KEY_TTL_MS, sealedBox: deps.sealedBox, logger: deps.logger }),
     ],
+    readiness: () => runProbes(probes),
   };
 }

@@ -1,4 +1,5 @@
 import type { Transport } from '@connectrpc/connect';
+import { closeConnectionsAfterClose } from '../core/net/graceful-close';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { newId } from '../core/ids';
 import { fastifyLogging, type Logger } from '../core/logger';
@@ -18,6 +19,10 @@ import { registerConsoleApi } from './routes/console-api';
 import { registerConsoleSeats } from './routes/console-seats';
 import { registerConsoleStatic } from './routes/console-static';
 import { registerDocs } from './docs';
+import { HealthService } from '../gen/vps/health/v1/health_pb';
+import { createMetrics, type Metrics } from '../core/observability/metrics';
+import { registerOpsRoutes } from '../core/observability/ops-routes';
+import { PROBE_TIMEOUT_MS, type ReadinessReport } from '../core/observability/readiness';
 
 export interface GatewayOptions {
   /** How the gateway reaches core: in memory (--role all) or over HTTP. */
@@ -34,9 +39,21 @@ export interface GatewayOptions {
   /** Where the console links a workflow: the Temporal UI and namespace; no links without a UI. */
   temporalUiUrl?: string | null;
   temporalNamespace?: string;
+  /** The process's metrics; a private set when not given (nothing scrapes it then). */
+  metrics?: Metrics;
+  /** True once the process has begun to stop: /readyz answers 503 so traffic moves elsewhere. */
+  draining?: () => boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The envelope code of the answer, once it is known; empty for streams and files. */
+    envelopeCode: string;
+  }
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const ENVELOPE_CODE = /^\{"code":(\d+)/;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The public HTTP API; tests drive it over real HTTP or with inject(). */
@@ -57,6 +74,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, _req, reply) => send(reply, fromApiError(new ApiError(2001, `path: ${err.message}`))),
   }) as unknown as FastifyInstance;
 
+  closeConnectionsAfterClose(app);
   app.setValidatorCompiler(validatorCompiler());
   // Every body route takes JSON; plain text would otherwise be parsed and fail later, less clearly.
   app.removeContentTypeParser('text/plain');
@@ -70,17 +88,31 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     void parseJson(req, body as string, done);
   });
 
+  const metrics = opts.metrics ?? createMetrics({ role: 'gateway', processMetrics: false });
+  app.decorateRequest('envelopeCode', '');
   app.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id);
   });
+  // Every envelope is serialized by the time it is sent; its code leads it, so no parse is needed.
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (typeof payload === 'string') req.envelopeCode = ENVELOPE_CODE.exec(payload)?.[1] ?? '';
+    return payload;
+  });
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ reqId: req.id, method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    // Route patterns only: raw URLs would give every id its own series. Unknown paths share one.
+    const route = req.routeOptions.url ?? 'unmatched';
+    const code = req.envelopeCode;
+    metrics.httpRequests.inc({ method: req.method, route, status: String(reply.statusCode), code });
+    metrics.httpDuration.observe({ method: req.method, route, code }, reply.elapsedTime / 1000);
+    // Probes come every few seconds from every load balancer: counted, not logged.
+    if (route === '/healthz' || route === '/readyz') return;
+    req.log.info({ method: req.method, route, status: reply.statusCode, code: code === '' ? undefined : Number(code), ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
   registerEnvelope(app, opts.transport);
   // Before every route: the document is collected as routes are added.
   await registerDocs(app, { publicUrl: opts.publicUrl });
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  registerOpsRoutes(app, { readiness: () => coreReadiness(opts.transport), draining: opts.draining });
   await registerUpstreamWebhooks(app, opts.transport);
   registerMediaRoutes(app, { transport: opts.transport, media: opts.media });
   await registerConsoleApi(app, { transport: opts.transport, publicUrl: opts.publicUrl });
@@ -89,7 +121,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       registerRpcRoutes(v1, v1Routes, opts.transport);
-      registerEventStreamRoute(v1, { transport: opts.transport });
+      registerEventStreamRoute(v1, { transport: opts.transport, metrics });
       registerRpcRoutes(v1, videoRoutes, opts.transport);
       await registerVideoUploadRoute(v1, { transport: opts.transport, media: opts.media, maxUploadBytes: opts.maxUploadBytes });
       await registerPhotoUploadRoute(v1, { transport: opts.transport });
@@ -98,4 +130,18 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   return app;
+}
+
+/** A gateway is ready when core answers and is ready itself: core's checks are passed on. */
+export async function coreReadiness(transport: Transport): Promise<ReadinessReport> {
+  const started = performance.now();
+  try {
+    const res = await transport.unary(HealthService.method.check, AbortSignal.timeout(PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS, undefined, {});
+    const latencyMs = Math.round(performance.now() - started);
+    const core = { name: 'core', ok: true, gatesReadiness: true, latencyMs };
+    const checks = res.message.checks.map((c) => ({ name: c.name, ok: c.ok, gatesReadiness: c.gatesReadiness, latencyMs: c.latencyMs, ...(c.error ? { error: c.error } : {}) }));
+    return { ready: res.message.ready, checks: [core, ...checks] };
+  } catch (err) {
+    return { ready: false, checks: [{ name: 'core', ok: false, gatesReadiness: true, latencyMs: Math.round(performance.now() - started), error: err instanceof Error ? err.message : String(err) }] };
+  }
 }

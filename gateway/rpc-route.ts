@@ -89,28 +89,35 @@ export async function authorizeCaller(transport: Transport, req: FastifyRequest,
   await transport.unary(AuthService.method.authorize, undefined, undefined, forwardedHeaders(req), { access });
 }
 
+/** Half of a UTF-16 pair without the other half: JSON's `"\ud800"` parses to one, and no UTF-8 text holds it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * Postgres text cannot hold U+0000, and no field of ours has a use for it: a request carrying one
- * is refused naming the field, rather than failing in the database.
+ * Postgres text cannot hold U+0000 and its jsonb refuses a lone surrogate, and no field of ours has
+ * a use for either: a request carrying one is refused naming the field, rather than failing in the
+ * database with 5000.
  */
 export function nulField(req: FastifyRequest): string | undefined {
-  const find = (value: unknown, path: string): string | undefined => {
-    if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const hit = find(value[i], `${path}[${i}]`);
-        if (hit) return hit;
-      }
+  // Depth first on a stack of our own, not the call stack: a route without a body schema takes
+  // any JSON, and 100k nested arrays would overflow a recursive walk (a RangeError, so 5000).
+  const pending: Array<[unknown, string]> = [
+    [req.body, ''],
+    [req.query, ''],
+    [req.params, ''],
+  ];
+  while (pending.length) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return `${path || 'request'}: must not contain the NUL character`;
+      if (LONE_SURROGATE.test(value)) return `${path || 'request'}: must be valid Unicode (it holds a lone surrogate)`;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}[${i}]`]);
     } else if (value && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) {
-        const hit = find(v, path ? `${path}.${k}` : k);
-        if (hit) return hit;
-      }
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], path ? `${path}.${entries[i]![0]}` : entries[i]![0]]);
     }
-    return undefined;
-  };
-  const field = find(req.params, '') ?? find(req.query, '') ?? find(req.body, '');
-  return field === undefined ? undefined : `${field || 'request'}: must not contain the NUL character`;
+  }
+  return undefined;
 }
 
 /** The request stream of a server-streaming call: one message. */

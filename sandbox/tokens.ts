@@ -17,6 +17,8 @@ export interface TokenClaims {
   expiresAt: number;
   scope: string[];
   nonce: string;
+  /** Order of issue in this emulator: what an account's revocation compares, finer than a second. */
+  serial: number;
   /** Authorization codes only: the redirect URI they were issued for. */
   redirectUri?: string;
 }
@@ -27,15 +29,17 @@ const PREFIX: Record<TokenKind, string> = { access: 'act', refresh: 'rft', code:
 
 export class TokenMint {
   private readonly revoked = new Set<string>();
+  /** Per account, the last serial issued before it removed the app. */
   private readonly revokedAccounts = new Map<string, number>();
+  private issued = 0;
 
   constructor(
     private readonly secret: string,
     private readonly nowSeconds: () => number,
   ) {}
 
-  issue(claims: Omit<TokenClaims, 'nonce' | 'issuedAt'>): string {
-    const full: TokenClaims = { ...claims, issuedAt: this.nowSeconds(), nonce: randomBytes(8).toString('hex') };
+  issue(claims: Omit<TokenClaims, 'nonce' | 'issuedAt' | 'serial'>): string {
+    const full: TokenClaims = { ...claims, issuedAt: this.nowSeconds(), serial: ++this.issued, nonce: randomBytes(8).toString('hex') };
     const body = Buffer.from(JSON.stringify(full)).toString('base64url');
     return `${PREFIX[claims.kind]}.${body}.${this.mac(body)}`;
   }
@@ -54,8 +58,9 @@ export class TokenMint {
     }
     if (claims.kind !== kind || claims.platform !== platform) return { ok: false, reason: 'invalid' };
     if (this.revoked.has(claims.nonce)) return { ok: false, reason: 'revoked' };
-    const accountRevokedAt = this.revokedAccounts.get(claims.openId);
-    if (accountRevokedAt !== undefined && claims.issuedAt <= accountRevokedAt) return { ok: false, reason: 'revoked' };
+    // By order of issue, not by clock: a code issued in the same second as the removal, after it, works.
+    const lastRevoked = this.revokedAccounts.get(claims.openId);
+    if (lastRevoked !== undefined && claims.serial <= lastRevoked) return { ok: false, reason: 'revoked' };
     if (claims.expiresAt <= this.nowSeconds()) return { ok: false, reason: 'expired' };
     return { ok: true, claims };
   }
@@ -67,7 +72,7 @@ export class TokenMint {
 
   /** Every token of the account issued until now stops working: the account removed the app. */
   revokeAccount(openId: string): void {
-    this.revokedAccounts.set(openId, this.nowSeconds());
+    this.revokedAccounts.set(openId, this.issued);
   }
 
   private mac(body: string): string {

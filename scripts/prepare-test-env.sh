@@ -23,13 +23,17 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
   bash scripts/temporal-cli.sh >/dev/null
 fi
 
-# The browser tests drive Debian's Chromium through playwright-core, which downloads no browser.
-if [ -z "${VPS_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
-  echo "installing Debian's chromium for the browser tests" >&2
+# Debian packages the suite uses: Chromium for the browser tests (driven by playwright-core, which
+# downloads no browser), and docker-compose, which validates docker-compose.yml without an engine.
+packages=()
+[ -z "${VPS_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ] && packages+=(chromium)
+command -v docker-compose >/dev/null 2>&1 || packages+=(docker-compose)
+if [ "${#packages[@]}" -gt 0 ]; then
+  echo "installing Debian's ${packages[*]} for the tests" >&2
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
 
 npx --no-install buf generate

@@ -7,18 +7,21 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliveryOutcome, WebhookDeliveryInput } from './shared';
 
-const { attemptDelivery, finishDelivery } = proxyActivities<Activities>({
-  // The attempt's own HTTP timeout is shorter; this bounds a stuck worker.
-  startToCloseTimeout: '2 minutes',
-  // Only infrastructure failures reach Temporal's retry (the receiver's answers are outcomes):
-  // retry those until the database or network is back.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+/** Only infrastructure failures reach Temporal's retry (the receiver's answers are outcomes): retry those until the database or network is back. */
+const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
+/** Beyond the HTTP attempt itself, the reads and writes around it (delivery, endpoint, lease, attempt row). */
+const ATTEMPT_MARGIN_MS = 20_000;
+
+const { finishDelivery } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: RETRY });
 
 /** Waits while the endpoint is at its concurrency limit: short at first, then up to half a minute. */
 const BUSY_WAIT_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000];
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
+  // Bounded by the attempt's own timeout: an attempt lost with its worker (killed, or a task that
+  // never ran) is given to another worker within seconds, not minutes, and an event arrives late
+  // by that much at most. The attempt number keeps the log free of doubles.
+  const { attemptDelivery } = proxyActivities<Activities>({ startToCloseTimeout: input.attemptTimeoutMs + ATTEMPT_MARGIN_MS, retry: RETRY });
   let busy = 0;
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptDelivery({ deliveryId: input.deliveryId, attempt, timeoutMs: input.attemptTimeoutMs });

@@ -14,6 +14,7 @@ import { openDatabase } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
 import { EventRecorder } from '../../core/events/recorder';
 import { createInProcessTransport } from '../../core/in-process-transport';
+import { UNMEASURED_CORE_SETTINGS } from '../harness';
 import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { buildApp } from '../../gateway/app';
@@ -22,7 +23,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createUpstream } from '../../core/upstream';
 import { MediaStore } from '../../core/media/storage';
-import { TokenSigner } from '../../core/media/signed-tokens';
 
 async function main() {
   const url = process.env.BENCH_DATABASE_URL!;
@@ -53,19 +53,12 @@ async function main() {
       temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
       delivery: { taskQueue: 'bench', retryScheduleMs: [], attemptTimeoutMs: 1_000 },
     }),
-    vplatApp: { appId: 'bench', appSecret: 'bench' },
-    secretGraceMs: 86_400_000,
     watchEvents: () => {
       throw new Error('not used by the benchmark');
     },
     upstream,
     media,
-    signer: new TokenSigner(randomBytes(32)),
-    publicUrl: 'http://127.0.0.1',
-    videos: { maxBytes: 1024, urlTtlMs: 60_000, uploadWaitMs: 1_000, remoteTimeoutMs: 1_000 },
-    publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
-    allowInsecureSourceUrls: false,
-    shop: { productCacheTtlMs: 60_000, precheck: { dailyQuota: 50, pollIntervalMs: 1_000, pollAttempts: 1 } },
+    ...UNMEASURED_CORE_SETTINGS(),
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
 

@@ -3,6 +3,7 @@
  * for `npm start` and the test suite. The CLI binary is found or built by scripts/temporal-cli.sh.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -102,13 +103,42 @@ function canConnect(host: string, port: number): Promise<boolean> {
 }
 
 /** A port nothing listens on now, for child servers the caller starts next. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free on loopback now, for a server that will listen on it a little later. It is chosen
+ * below the kernel's ephemeral range: outgoing connections take their local ports from that range,
+ * so one opened meanwhile (a test makes thousands) can never hold the port when the server binds.
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralRangeStart();
+  for (let i = 0; i < 50 && below > LOWEST_CHOSEN_PORT; i++) {
+    const port = LOWEST_CHOSEN_PORT + Math.floor(Math.random() * (below - LOWEST_CHOSEN_PORT));
+    if ((await listenBriefly(port)) !== undefined) return port;
+  }
+  const port = await listenBriefly(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
+}
+
+const LOWEST_CHOSEN_PORT = 10_000;
+
+/** Linux's first ephemeral port; the common default elsewhere. */
+function ephemeralRangeStart(): number {
+  try {
+    const first = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 0 ? first : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Binds and releases `port` (0: any); the port bound, or undefined when it is taken. */
+function listenBriefly(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const addr = server.address();
-      server.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+      server.close(() => resolve(typeof addr === 'object' && addr ? addr.port : undefined));
     });
   });
 }

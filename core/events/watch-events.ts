@@ -119,3 +119,29 @@ export async function* watchEvents(
 }
 
 /** The customer's latest position (0 before the first event): where a stream without a resume id starts. */
+
+/** How often an event stream that never falls idle checks that its caller is still admitted. */
+export const ADMISSION_RECHECK_MS = 15_000;
+
+/**
+ * Ends a stream with 1001 once its credential stops being valid (key revoked, session ended, user
+ * disabled), so revoking a key cuts off its open streams too, not only its next request. Checked
+ * with every heartbeat, and with an event when the last check is older than `recheckMs`; the
+ * stream's first message follows the authentication itself and is not checked again.
+ */
+export async function* whileAdmitted<T extends { event?: unknown }>(
+  messages: AsyncIterable<T>,
+  admitted: () => Promise<boolean>,
+  recheckMs = ADMISSION_RECHECK_MS,
+): AsyncGenerator<T> {
+  let first = true;
+  let checkedAt = Date.now();
+  for await (const message of messages) {
+    if (!first && (!message.event || Date.now() - checkedAt >= recheckMs)) {
+      checkedAt = Date.now();
+      if (!(await admitted())) throw new ApiError(1001, 'the API key or console session of this stream was revoked or has ended, or its user was disabled');
+    }
+    first = false;
+    yield message;
+  }
+}

@@ -10,6 +10,7 @@ import { authenticateSessionAndMeter, DEFAULT_SESSION_LIFETIME } from '../db/rep
 import { CSRF_HEADER, csrfTokenMatches, csrfTokenOf, hashSessionToken, parseSessionHeader } from '../crypto/session-tokens';
 import { assertPlanActive, principalKey, type CustomerPrincipal } from '../context';
 import { ApiError } from '../errors';
+import type { Metrics } from '../observability/metrics';
 
 export const RATE_LIMIT_LIMIT_HEADER = 'x-ratelimit-limit';
 export const RATE_LIMIT_REMAINING_HEADER = 'x-ratelimit-remaining';
@@ -61,7 +62,7 @@ interface Authenticated {
  * request everywhere. The credential is an API key or a console session (`Session <token>`, which
  * the gateway makes from the session cookie); console methods accept only the session.
  */
-export function accessInterceptor(deps: { db: Db; adminToken: string | undefined; ratePerMinute: number; sessionTtlMs?: number }): Interceptor {
+export function accessInterceptor(deps: { db: Db; adminToken: string | undefined; ratePerMinute: number; sessionTtlMs?: number; metrics?: Metrics }): Interceptor {
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_LIFETIME.ttlMs;
   const authenticateKey = async (header: string | null): Promise<Authenticated> => {
     const key = parseBearer(header);
@@ -110,13 +111,6 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
     const { row, apiKeyId, session } = sessionToken
       ? await authenticateSession(sessionToken, req.header.get(CSRF_HEADER), CSRF_GUARDED.has(declared))
       : await authenticateKey(header);
-    if (row.userDisabled) throw new ApiError(1002, `the user of this ${session ? 'console session' : 'API key'} is disabled; contact your administrator`);
-    if (!row.allowed) {
-      const wait = retryAfterSeconds(row.tokensLeft ?? 0, deps.ratePerMinute);
-      throw new ApiError(2002, `rate limit of ${deps.ratePerMinute} requests per minute exceeded; retry after ${wait} s`, {
-        retryAfterSeconds: wait,
-      });
-    }
     const principal: CustomerPrincipal = {
       kind: 'customer',
       customerId: row.customerId,
@@ -125,8 +119,17 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
       planExpiresAt: row.planExpiresAt,
       planExpired: row.planExpired,
     };
-    if (declared === Access.WRITE) assertPlanActive(principal);
+    // Known before the checks below, so that the log line of a refused call names the customer too.
     req.contextValues.set(principalKey, principal);
+    if (row.userDisabled) throw new ApiError(1002, `the user of this ${session ? 'console session' : 'API key'} is disabled; contact your administrator`);
+    if (!row.allowed) {
+      deps.metrics?.rateLimitRejections.inc({ credential: session ? 'console_session' : 'api_key' });
+      const wait = retryAfterSeconds(row.tokensLeft ?? 0, deps.ratePerMinute);
+      throw new ApiError(2002, `rate limit of ${deps.ratePerMinute} requests per minute exceeded; retry after ${wait} s`, {
+        retryAfterSeconds: wait,
+      });
+    }
+    if (declared === Access.WRITE) assertPlanActive(principal);
     if (session) req.contextValues.set(consoleSessionKey, session);
     const res = await next(req);
     res.header.set(RATE_LIMIT_LIMIT_HEADER, String(deps.ratePerMinute));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
-import type { Interceptor, UnaryResponse } from '@connectrpc/connect';
+import { createContextKey, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import { Access } from '../../gen/vps/options/v1/options_pb';
 import { principalKey } from '../context';
 import type { SealedBox } from '../crypto/sealed-box';
@@ -8,12 +8,36 @@ import type { Db } from '../db/client';
 import { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentResponse } from '../db/repositories/idempotency';
 import { ApiError, invalidField } from '../errors';
 import { accessOf } from './access.interceptor';
+import type { Logger } from '../logger';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Set on a response that repeats the first response of its key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The stored response of a repeated request, for replayable() to answer with. */
+const replayKey = createContextKey<unknown>(undefined, { description: 'the stored response an Idempotency-Key repeat answers with' });
+
+/**
+ * Wraps a service so that a repeat the interceptor recognised is answered with the stored message
+ * instead of running the method. The answer still goes through the protocol's own response
+ * headers and trailers (content type, gRPC status), which an interceptor cannot produce itself.
+ */
+export function replayable<T extends object>(service: T): T {
+  return new Proxy(service, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (req: unknown, ctx: HandlerContext) => {
+        const replay = ctx.values.get(replayKey);
+        if (replay === undefined) return (value as (r: unknown, c: HandlerContext) => unknown).call(target, req, ctx);
+        ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        return replay;
+      };
+    },
+  });
+}
 
 /** A sealed response opens only for the customer and key it was stored under. */
 const sealedFor = (customerId: string, key: string) => `idempotency:${customerId}:${key}`;
@@ -25,7 +49,7 @@ const sealedFor = (customerId: string, key: string) => `idempotency:${customerId
  * Runs after authentication: keys belong to the customer. Responses are kept sealed, since some
  * carry a secret shown once (a new endpoint's): at rest they are as safe as upstream tokens.
  */
-export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox: SealedBox }): Interceptor {
+export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox: SealedBox; logger: Logger }): Interceptor {
   return (next) => async (req) => {
     const key = req.header.get(IDEMPOTENCY_KEY_HEADER);
     if (key === null || req.stream || accessOf(req.method) !== Access.WRITE) return next(req);
@@ -41,26 +65,26 @@ export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox:
       if (claim.response === null) {
         throw new ApiError(2002, 'a request with this Idempotency-Key is still in progress; retry shortly', { retryAfterSeconds: 1 });
       }
-      return {
-        stream: false,
-        service: req.service,
-        method: req.method,
-        header: new Headers({ [IDEMPOTENT_REPLAYED_HEADER]: 'true' }),
-        trailer: new Headers(),
-        message: fromBinary(req.method.output as DescMessage, Buffer.from(deps.sealedBox.open(claim.response, sealedFor(principal.customerId, key)), 'base64')),
-      } as UnaryResponse;
+      req.contextValues.set(replayKey, fromBinary(req.method.output as DescMessage, Buffer.from(deps.sealedBox.open(claim.response, sealedFor(principal.customerId, key)), 'base64')));
+      return next(req);
     }
+    let res;
     try {
-      const res = await next(req);
-      if (!res.stream) {
-        const bytes = toBinary(req.method.output as DescMessage, res.message as never);
-        const sealed = deps.sealedBox.seal(Buffer.from(bytes).toString('base64'), sealedFor(principal.customerId, key));
-        await storeIdempotentResponse(deps.db, principal.customerId, key, sealed);
-      }
-      return res;
+      res = await next(req);
     } catch (err) {
       await releaseIdempotencyKey(deps.db, principal.customerId, key);
       throw err;
     }
+    if (!res.stream) {
+      const bytes = toBinary(req.method.output as DescMessage, res.message as never);
+      const sealed = deps.sealedBox.seal(Buffer.from(bytes).toString('base64'), sealedFor(principal.customerId, key));
+      // The work is done: failing to keep its answer must not tell the caller it failed, nor free
+      // the key, or a retry would do the work again. Repeats then hear "in progress" until the
+      // key expires, and the caller finds the result by reading it (e.g. the publish records).
+      await storeIdempotentResponse(deps.db, principal.customerId, key, sealed).catch((err: unknown) =>
+        deps.logger.error({ err, customerId: principal.customerId }, 'could not store the response of an Idempotency-Key; repeats answer 2002 until the key expires'),
+      );
+    }
+    return res;
   };
 }

@@ -11,6 +11,9 @@ import {
   type WatchEventsRequest,
 } from '../../gen/vps/event/v1/event_pb';
 import { customerOf } from '../context';
+import { credentialAdmitted } from '../db/repositories/access';
+import { consoleSessionKey } from '../interceptors/access.interceptor';
+import { whileAdmitted } from '../events/watch-events';
 import type { Db } from '../db/client';
 import { findEvent, listDeliveries, listEvents, type DeliveryAttemptRow, type DeliveryRow } from '../db/repositories/events';
 import { findEndpoint } from '../db/repositories/webhook-endpoints';
@@ -114,6 +117,13 @@ export class EventService implements ServiceImpl<typeof EventServiceDesc> {
     if (req.status && !DELIVERY_STATUSES.includes(req.status as DeliveryStatus)) throw invalidField('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     checkPatterns(req.types, 'types');
     const limit = pageSize(req.limit);
+    // An empty log would not tell a caller's quiet event from an id that is not theirs; the spec's answer for the latter is 1005.
+    if (req.eventId && !(await findEvent(this.deps.db, customerId, req.eventId))) throw new ApiError(1005, `event ${req.eventId} does not exist`);
+    if (req.endpointId) {
+      // A deleted endpoint's log stays readable: its deliveries keep their reference.
+      const endpoint = await findEndpoint(this.deps.db, req.endpointId);
+      if (!endpoint || endpoint.customerId !== customerId) throw new ApiError(1005, `webhook endpoint ${req.endpointId} does not exist`);
+    }
     const rows = await listDeliveries(this.deps.db, {
       customerId,
       types: req.types,
@@ -128,6 +138,9 @@ export class EventService implements ServiceImpl<typeof EventServiceDesc> {
   }
 
   watchEvents(req: WatchEventsRequest, ctx: HandlerContext) {
-    return this.deps.watch(customerOf(ctx), req, ctx.signal);
+    const principal = customerOf(ctx);
+    const session = ctx.values.get(consoleSessionKey);
+    const credential = session ? { sessionId: session.sessionId } : { apiKeyId: principal.apiKeyId };
+    return whileAdmitted(this.deps.watch(principal, req, ctx.signal), () => credentialAdmitted(this.deps.db, credential));
   }
 }

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
@@ -8,11 +8,15 @@ import type { Upstream } from '../upstream';
 import type { Logger } from '../logger';
 import type { MediaStore } from '../media/storage';
 import { temporalTls, type TemporalSettings } from './connection';
+import { createMetrics, type Metrics } from '../observability/metrics';
+import type { OutcomeSinks } from '../../workflows/interceptors';
 
 export interface RunningWorker {
   identity: string;
   /** Resolves when the worker has stopped; rejects when it died. */
   done: Promise<void>;
+  /** RUNNING while it polls; DRAINING and after once it stops. */
+  state(): string;
   /** Stops polling, lets in-flight activities finish within the grace time, then resolves. */
   stop(): Promise<void>;
 }
@@ -53,7 +57,10 @@ export async function startWorker(opts: {
   shutdownGraceMs: number;
   /** How long a workflow waits for the worker that ran it last before any worker may take it. */
   stickyQueueTimeoutMs?: number;
+  /** The process's metrics; a private set when not given (nothing scrapes it then). */
+  metrics?: Metrics;
 }): Promise<RunningWorker> {
+  const metrics = opts.metrics ?? createMetrics({ role: 'worker', processMetrics: false });
   installRuntimeLogger(opts.logger);
   const identity = `vps-worker-${process.pid}@${os.hostname()}`;
   const connection = await NativeConnection.connect({
@@ -79,7 +86,10 @@ export async function startWorker(opts: {
       media: opts.media,
       allowInsecureSourceUrls: opts.allowInsecureSourceUrls,
       logger: opts.logger,
+      metrics,
     }),
+    interceptors: { workflowModules: [require.resolve('../../workflows/interceptors')] },
+    sinks: outcomeSinks(metrics),
     // The default of 0 would cancel in-flight activities on every deploy.
     shutdownGraceTime: opts.shutdownGraceMs,
     ...(opts.stickyQueueTimeoutMs ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueTimeoutMs } : {}),
@@ -90,9 +100,24 @@ export async function startWorker(opts: {
   return {
     identity,
     done,
+    state: () => worker.getState(),
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
+    },
+  };
+}
+
+function outcomeSinks(metrics: Metrics): InjectedSinks<OutcomeSinks> {
+  return {
+    outcomes: {
+      ended: {
+        fn(info, outcome) {
+          metrics.workflowOutcomes.inc({ workflow: info.workflowType, outcome });
+          metrics.workflowDuration.observe({ workflow: info.workflowType, outcome }, (Date.now() - info.runStartTime.getTime()) / 1000);
+        },
+        callDuringReplay: false,
+      },
     },
   };
 }

@@ -15,10 +15,11 @@ export interface ChildHandle {
 /** Environment of the test process minus what would point a child at the suite's own services. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'CORE_URL', 'VPS_ADMIN_TOKEN', 'VPS_ENCRYPTION_KEY', 'PORT', 'CORE_PORT', 'SANDBOX_PORT', 'VPS_DATA_DIR']) {
+  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'CORE_URL', 'VPS_ADMIN_TOKEN', 'VPS_ENCRYPTION_KEY', 'PORT', 'CORE_PORT', 'SANDBOX_PORT', 'OPS_PORT', 'VPS_DATA_DIR']) {
     delete env[name];
   }
-  return { ...env, LOG_LEVEL: 'warn', ...extra };
+  // Children pick free ports for their ops servers, so several can run at once.
+  return { ...env, LOG_LEVEL: 'warn', OPS_PORT: '0', ...extra };
 }
 
 export function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): ChildHandle {

@@ -123,6 +123,21 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
 }
 
+/** Receivers a test file starts as it goes, all closed together in its afterAll. */
+export function receiverPool(): { start(): Promise<WebhookReceiver>; closeAll(): Promise<void> } {
+  const started: WebhookReceiver[] = [];
+  return {
+    async start() {
+      const r = await startWebhookReceiver();
+      started.push(r);
+      return r;
+    },
+    closeAll: async () => {
+      await Promise.all(started.splice(0).map((r) => r.close()));
+    },
+  };
+}
+
 /** Polls `read` until `done` holds, for state that changes on the emulator's or a workflow's clock. */
 export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -113,40 +113,60 @@ export async function startStack(
         shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
         timeouts: { connectMs: 500, totalMs: 1_000 },
       });
-  // Media URLs name the gateway's origin, so its port is chosen before core is built.
-  const gatewayPort = await freePort();
-  const core = createCore({
-    db: database.db,
-    logger,
-    sealedBox,
-    adminToken,
-    ratePerMinute: opts.ratePerMinute ?? 60,
-    allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
-    temporalClient,
-    taskQueue,
-    tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
-    events,
-    vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
-    secretGraceMs: opts.secretGraceMs ?? 86_400_000,
-    watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: opts.sseHeartbeatMs ?? 15_000 }, principal, req, signal),
-    upstream: opts.upstream ?? unreachable!,
-    media,
-    signer: new TokenSigner(encryptionKey),
-    publicUrl: `http://127.0.0.1:${gatewayPort}`,
-    videos: { ...TEST_VIDEOS, ...opts.videos },
-    publishing: { ...TEST_PUBLISHING, ...opts.publishing },
-    allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
-    shop: { productCacheTtlMs: opts.shop?.productCacheTtlMs ?? 60_000, precheck: { ...TEST_PRECHECK, ...opts.shop?.precheck } },
-    seatConnectTtlMs: opts.seatConnectTtlMs,
-  });
-  const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
-  const transport: Transport =
-    opts.transport === 'http'
-      ? createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true })
-      : createInProcessTransport(core);
-  const app = await buildApp({ transport, logger, media, maxUploadBytes: opts.videos?.maxBytes ?? TEST_VIDEOS.maxBytes });
-  await app.listen({ host: '127.0.0.1', port: gatewayPort });
-  const port = gatewayPort;
+  // Media URLs name the gateway's origin, so its port is chosen before core is built. Another
+  // process can take a port between its choice and the gateway's listen: then core is built again
+  // for a new port, rather than the test failing on EADDRINUSE.
+  const serveOn = async (gatewayPort: number) => {
+    const core = createCore({
+      db: database.db,
+      logger,
+      sealedBox,
+      adminToken,
+      ratePerMinute: opts.ratePerMinute ?? 60,
+      allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
+      temporalClient,
+      taskQueue,
+      tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
+      events,
+      vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
+      secretGraceMs: opts.secretGraceMs ?? 86_400_000,
+      watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: opts.sseHeartbeatMs ?? 15_000 }, principal, req, signal),
+      upstream: opts.upstream ?? unreachable!,
+      media,
+      signer: new TokenSigner(encryptionKey),
+      publicUrl: `http://127.0.0.1:${gatewayPort}`,
+      videos: { ...TEST_VIDEOS, ...opts.videos },
+      publishing: { ...TEST_PUBLISHING, ...opts.publishing },
+      allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
+      shop: { productCacheTtlMs: opts.shop?.productCacheTtlMs ?? 60_000, precheck: { ...TEST_PRECHECK, ...opts.shop?.precheck } },
+      seatConnectTtlMs: opts.seatConnectTtlMs,
+    });
+    const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
+    const transport: Transport =
+      opts.transport === 'http'
+        ? createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true })
+        : createInProcessTransport(core);
+    const app = await buildApp({ transport, logger, media, maxUploadBytes: opts.videos?.maxBytes ?? TEST_VIDEOS.maxBytes });
+    try {
+      await app.listen({ host: '127.0.0.1', port: gatewayPort });
+    } catch (err) {
+      await app.close();
+      await coreServer.close();
+      throw err;
+    }
+    return { app, coreServer };
+  };
+  let served: Awaited<ReturnType<typeof serveOn>> | undefined;
+  let port = 0;
+  for (let attempt = 1; !served; attempt++) {
+    port = await freePort();
+    try {
+      served = await serveOn(port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw err;
+    }
+  }
+  const { app, coreServer } = served;
   const adminTransport = createConnectTransport({
     baseUrl: coreServer.url,
     httpVersion: '1.1',

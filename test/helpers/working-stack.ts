@@ -25,12 +25,14 @@ export async function startWorkingStack(
   opts: {
     stack?: Omit<NonNullable<Parameters<typeof startStack>[0]>, 'taskQueue' | 'upstream'>;
     sandbox?: Partial<SandboxSettings>;
+    /** The upstream client's timeouts, where a test moves more than small requests (2 s otherwise). */
+    upstreamTimeouts?: { connectMs: number; totalMs: number };
     /** The worker's own settings where they differ from core's (e.g. production's address policy). */
     worker?: Partial<Stack['workerSettings']>;
   } = {},
 ): Promise<WorkingStack> {
   const taskQueue = `vps-${name}-${process.pid}-${Date.now()}`;
-  const sb = await startTestSandbox({ settings: opts.sandbox });
+  const sb = await startTestSandbox({ settings: opts.sandbox, timeouts: opts.upstreamTimeouts });
   const stack = await startStack({ ratePerMinute: 1_000_000, ...opts.stack, taskQueue, upstream: sb.upstream });
   Object.assign(stack.workerSettings, opts.worker);
   const env: WorkingStack = {

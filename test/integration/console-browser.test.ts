@@ -202,7 +202,10 @@ describe('the web console in a browser', () => {
     await page.waitForURL(new RegExp(`/console/events/${event!.id}$`));
     const json = page.getByLabel('Event JSON');
     await expectText(json, '"text": "Love this video"');
-    expect(await page.locator('tbody.delivery').count()).toBe(2);
+    // The deliveries load on their own request after the event, so wait for both rows before counting.
+    const deliveries = page.locator('tbody.delivery');
+    await deliveries.nth(1).waitFor();
+    expect(await deliveries.count()).toBe(2);
     await screenshot(page, 'console-event');
   });
 

@@ -9,7 +9,7 @@ import type { RunningWorker } from '../../core/temporal/worker';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
 import { call } from '../helpers/http';
-import { eventually, startWebhookReceiver, type RecordedPush, type WebhookReceiver } from '../helpers/receivers';
+import { eventually, receiverPool, type RecordedPush } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
 import { SseReader } from '../helpers/sse';
@@ -37,7 +37,7 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
   let stack: Stack;
   let sb: TestSandbox;
   let worker: RunningWorker;
-  const receivers: WebhookReceiver[] = [];
+  const receivers = receiverPool();
 
   beforeAll(async () => {
     sb = await startTestSandbox();
@@ -49,14 +49,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     await worker?.stop();
     await stack?.close();
     await sb?.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
-  async function receiver(): Promise<WebhookReceiver> {
-    const r = await startWebhookReceiver();
-    receivers.push(r);
-    return r;
-  }
+  const receiver = () => receivers.start();
 
   /** A tenant with a video seat bound to a fresh emulator account. */
   async function boundTenant(): Promise<{ tenant: Tenant; openId: string; seatId: string }> {

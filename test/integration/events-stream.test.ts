@@ -472,7 +472,10 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const closing = app.close();
     const rest: Array<SseBlock | undefined> = [];
     for (let block = await sse.next(); block; block = await sse.next()) rest.push(block);
+    // Heartbeats until then; last, why the stream ends and a prompt, jittered reconnect.
+    const last = rest.splice(-2);
     expect(rest.every((b) => b?.comment === 'heartbeat')).toBe(true);
+    expect(last).toEqual([{ comment: 'gateway closing; reconnect with Last-Event-ID' }, { retry: expect.stringMatching(/^\d+$/) }]);
     await within(5_000, 'the gateway to close', closing);
     await until(() => open === 0, 'the core stream to end after the gateway closed');
     // A fresh gateway on the same core, for any test that follows.

@@ -30,7 +30,8 @@ describe('shop catalog', () => {
   let account: SandboxAccount;
 
   beforeAll(async () => {
-    env = await startWorkingStack('shop-catalog');
+    // A 10 MB photo goes to the emulator while the caller waits: more than the default 2 s on a busy machine.
+    env = await startWorkingStack('shop-catalog', { upstreamTimeouts: { connectMs: 1_000, totalMs: 20_000 } });
     stack = env.stack;
     tenant = await createTenant(stack);
     ({ account } = await bindSandboxSeat(env, tenant, 'shop'));

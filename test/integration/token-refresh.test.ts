@@ -81,7 +81,11 @@ describe('token refresh workflow', () => {
     await sb.control('POST', `/_sandbox/accounts/${account.openId}/deauthorize`);
     const flagged = await eventually(() => credentialsOf(seatId), (s) => s.row.authorizationStatus !== 'active', 15_000, 100);
     expect(flagged.row.authorizationStatus).toBe('reauthorization_required');
-    const logged = await call<{ items: Array<{ type: string; seat_id: string; data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey });
+    // The seat is flagged first and the event logged right after: wait for the log too.
+    const logged = await eventually(
+      () => call<{ items: Array<{ type: string; seat_id: string; data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey }),
+      (r) => r.body.data.items.length > 0,
+    );
     expect(logged.body.data.items).toEqual([
       expect.objectContaining({ type: 'vplat.account.authorization_removed', seat_id: seatId, data: expect.objectContaining({ account_id: account.openId, official_code: 40107 }) }),
     ]);

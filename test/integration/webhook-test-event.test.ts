@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import type { RunningWorker } from '../../core/temporal/worker';
 import { call } from '../helpers/http';
 import { cleanEnv, spawnVps } from '../helpers/processes';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
+import { eventually, receiverPool } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
 import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
@@ -40,7 +40,7 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
   let stack: Stack;
   let sb: TestSandbox;
   let worker: RunningWorker;
-  const receivers: WebhookReceiver[] = [];
+  const receivers = receiverPool();
 
   beforeAll(async () => {
     sb = await startTestSandbox();
@@ -51,14 +51,10 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     await worker?.stop();
     await stack?.close();
     await sb?.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
-  async function receiver(): Promise<WebhookReceiver> {
-    const r = await startWebhookReceiver();
-    receivers.push(r);
-    return r;
-  }
+  const receiver = () => receivers.start();
 
   async function endpoint(tenant: Tenant, url: string, eventTypes: string[]): Promise<{ id: string; secret: string }> {
     const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url, eventTypes } });

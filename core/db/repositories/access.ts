@@ -90,3 +90,20 @@ export function meteredAccess(row: MeteredRow): Omit<AccessRow, 'keyId'> {
 export function retryAfterSeconds(tokensLeft: number, perMinute: number): number {
   return Math.max(1, Math.ceil(((1 - tokensLeft) * 60) / perMinute));
 }
+
+const KEY_ADMITTED = `
+  select 1 from api_keys k join users u on u.id = k.user_id
+  where k.id = $1 and k.revoked_at is null and u.disabled_at is null`;
+const SESSION_ADMITTED = `
+  select 1 from console_sessions s join users u on u.id = s.user_id
+  where s.id = $1 and s.expires_at > clock_timestamp() and s.absolute_expires_at > clock_timestamp() and u.disabled_at is null`;
+
+/**
+ * Whether a caller authenticated earlier is still admitted: the key not revoked (or the console
+ * session not ended or expired) and the user not disabled. For calls that outlive the request that
+ * authenticated them, the event stream; it draws nothing from the rate limit.
+ */
+export async function credentialAdmitted(db: Db, credential: { apiKeyId: string } | { sessionId: string }): Promise<boolean> {
+  const rows = 'sessionId' in credential ? await rawQuery(db, SESSION_ADMITTED, [credential.sessionId]) : await rawQuery(db, KEY_ADMITTED, [credential.apiKeyId]);
+  return rows.length > 0;
+}

@@ -12,14 +12,15 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Transport } from '@connectrpc/connect';
+import { ConnectError, type Transport } from '@connectrpc/connect';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { EventService, type WatchEventsResponse } from '../../../gen/vps/event/v1/event_pb';
 import { Access } from '../../../gen/vps/options/v1/options_pb';
-import { ApiError } from '../../../core/errors';
+import { ApiError, renderConnectError } from '../../../core/errors';
 import { bodyFromMessage } from '../../../core/events/present';
 import { RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../../../core/interceptors/access.interceptor';
 import { authorizeCaller, forwardedHeaders, nulField, single } from '../../rpc-route';
+import type { Metrics } from '../../../core/observability/metrics';
 
 /** Sent first: how long an EventSource waits before reconnecting after the stream ends. */
 export const SSE_RETRY_MS = 3_000;
@@ -38,16 +39,22 @@ const EventStreamQuery = Type.Object(
 );
 type EventStreamQuery = Static<typeof EventStreamQuery>;
 
+/** After a gateway closes, clients reconnect between 250 ms and 1.25 s later. */
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_JITTER_MS = 1_000;
+
 /** How long a closing gateway waits for its streams' responses to end before cutting them off. */
 const CLOSE_GRACE_MS = 2_000;
 
-export function registerEventStreamRoute(app: FastifyInstance, opts: { transport: Transport }): void {
+export function registerEventStreamRoute(app: FastifyInstance, opts: { transport: Transport; metrics: Metrics }): void {
   const { transport } = opts;
   /** Every response of this route still open, with the core call it reads. */
   const open = new Map<ServerResponse, AbortController>();
+  let closing = false;
   // Ends the streams before the server closes, and waits for their responses to end: Node closes
   // the connections that are idle at that moment only, so one still streaming would keep it open.
   app.addHook('preClose', async () => {
+    closing = true;
     const ended = [...open].map(([res, call]) => {
       call.abort();
       return new Promise<void>((resolve) => res.once('close', () => resolve()));
@@ -92,10 +99,12 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
 
       const call = new AbortController();
       open.set(reply.raw, call);
+      opts.metrics.eventStreams.inc();
       // A client that leaves ends the core call at once, even while core has nothing to send.
       reply.raw.once('close', () => {
         call.abort();
         open.delete(reply.raw);
+        opts.metrics.eventStreams.dec();
       });
       const release = () => call.abort();
 
@@ -127,7 +136,7 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
         .header('cache-control', 'no-cache')
         // Tells nginx-style proxies not to hold events back in a buffer.
         .header('x-accel-buffering', 'no');
-      return reply.send(Readable.from(sseFrames(first, messages, call.signal, release, req.log)));
+      return reply.send(Readable.from(sseFrames(first, messages, { signal: call.signal, closing: () => closing }, release, req.log)));
     },
   });
 }
@@ -135,10 +144,11 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
 async function* sseFrames(
   first: IteratorResult<WatchEventsResponse>,
   messages: AsyncIterator<WatchEventsResponse>,
-  signal: AbortSignal,
+  ending: { signal: AbortSignal; closing: () => boolean },
   release: () => void,
   log: FastifyBaseLogger,
 ): AsyncGenerator<string> {
+  const { signal } = ending;
   try {
     yield `retry: ${SSE_RETRY_MS}\n\n`;
     // An id without data moves the client's Last-Event-ID to where the stream starts: a client
@@ -154,7 +164,14 @@ async function* sseFrames(
   } catch (err) {
     // The response is committed, so the client learns by the stream ending: it reconnects with
     // Last-Event-ID and misses nothing. An abort (client gone, gateway closing) is not a failure.
-    if (!signal.aborted) log.error({ err }, 'event stream from core failed; ending the SSE response');
+    if (signal.aborted) {
+      // The client left or the gateway is closing: no failure.
+    } else if (err instanceof ConnectError && renderConnectError(err).code < 5000) {
+      // Core ended the stream on purpose (the key was revoked): the reconnect gets the envelope.
+      log.info({ code: renderConnectError(err).code }, `event stream ended by core: ${err.rawMessage}`);
+    } else {
+      log.error({ err }, 'event stream from core failed; ending the SSE response');
+    }
   } finally {
     release();
     // Released first, so a core stream still waiting for events has already been told to stop.
@@ -165,6 +182,15 @@ async function* sseFrames(
       log.debug({ err }, 'core event stream ended with an error after the SSE response was released');
     }
   }
+  // The gateway is stopping: the client is told to come back soon, and with jitter, so that the
+  // clients of one instance do not all land on the next at the same moment.
+  if (ending.closing()) yield reconnectFrame();
+}
+
+/** Sent last by a closing gateway; a comment says why the stream ends, `retry` when to return. */
+export function reconnectFrame(random = Math.random): string {
+  const retryMs = RECONNECT_MIN_MS + Math.floor(random() * RECONNECT_JITTER_MS);
+  return `: gateway closing; reconnect with Last-Event-ID\nretry: ${retryMs}\n\n`;
 }
 
 function eventFrame(message: WatchEventsResponse): string {

@@ -1,0 +1,63 @@
+/**
+ * An open event stream outlives the request that authenticated it: revoking its key or disabling
+ * its user must cut it off at the next heartbeat, not leave it streaming until it reconnects.
+ */
+import { call } from '../helpers/http';
+import { SseReader, type SseBlock } from '../helpers/sse';
+import { createTenant, startStack, type Stack, type Tenant } from '../helpers/stack';
+
+describe('GET /v1/events/stream after its credential is withdrawn', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ sseHeartbeatMs: 200 });
+  });
+  afterAll(() => stack?.close());
+
+  const open = (tenant: Tenant) => SseReader.open(`${stack.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+  const record = (tenant: Tenant, n: number) =>
+    stack.events.record({
+      customerId: tenant.customerId,
+      seatId: null,
+      platform: 'service',
+      type: 'service.endpoint.test',
+      event: 'endpoint_test',
+      occurredAt: new Date(),
+      data: { n },
+      sourceKey: `revocation-${tenant.customerId}-${n}`,
+    });
+
+  /** Every block until the server ends the stream; fails if it is still open after `ms`. */
+  async function untilEnded(reader: SseReader, ms: number): Promise<SseBlock[]> {
+    const blocks: SseBlock[] = [];
+    const deadline = Date.now() + ms;
+    for (let block = await reader.next(ms); block; block = await reader.next(Math.max(1, deadline - Date.now()))) blocks.push(block);
+    return blocks;
+  }
+
+  it('ends the stream of a revoked key within a heartbeat, and refuses its reconnect with 1001', async () => {
+    const tenant = await createTenant(stack);
+    const reader = await open(tenant);
+    await record(tenant, 1);
+    expect((await reader.nextEvent()).event).toBe('service.endpoint.test');
+
+    await stack.admin.revokeApiKey({ id: tenant.apiKeyId });
+    const rest = await untilEnded(reader, 3_000);
+    // Nothing but heartbeats after the revocation: the stream ended instead of going on.
+    expect(rest.every((b) => b.comment === 'heartbeat' || b.retry !== undefined)).toBe(true);
+    await reader.cancel();
+    const again = await call(stack.baseUrl, 'GET', '/v1/events/stream', { key: tenant.apiKey });
+    expect([again.status, again.body.code]).toEqual([401, 1001]);
+  });
+
+  it('ends the streams of a disabled user, and keeps other customers\' streams open', async () => {
+    const [tenant, other] = [await createTenant(stack), await createTenant(stack)];
+    const [reader, bystander] = [await open(tenant), await open(other)];
+    await stack.admin.setUserDisabled({ userId: tenant.userId, disabled: true });
+    await untilEnded(reader, 3_000);
+    await reader.cancel();
+    // Several heartbeats later the other stream still delivers.
+    await record(other, 1);
+    expect((await bystander.nextEvent(3_000)).event).toBe('service.endpoint.test');
+    await bystander.cancel();
+  });
+});
