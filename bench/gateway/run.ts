@@ -15,6 +15,7 @@ import { openDatabase } from '../../core/db/client';
 import { generateApiKey } from '../../core/crypto/api-keys';
 import * as seatsRepo from '../../core/db/repositories/seats';
 import * as tenancy from '../../core/db/repositories/tenancy';
+import { startCpuReading, type CpuPerRequest } from '../cpu-time';
 
 const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -25,17 +26,28 @@ interface Measurement {
   rps: number;
   p50: number;
   p99: number;
+  cpu?: CpuPerRequest;
 }
+
+const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function median(runs: Measurement[]): Measurement {
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { rps: mid(runs.map((r) => r.rps)), p50: mid(runs.map((r) => r.p50)), p99: mid(runs.map((r) => r.p99)) };
+  const cpus = runs.flatMap((r) => (r.cpu ? [r.cpu] : []));
+  const cpu = cpus.length === runs.length ? medianCpu(cpus) : undefined;
+  return { rps: mid(runs.map((r) => r.rps)), p50: mid(runs.map((r) => r.p50)), p99: mid(runs.map((r) => r.p99)), ...(cpu ? { cpu } : {}) };
 }
 
-async function measure(url: string, headers: Record<string, string>): Promise<Measurement> {
+function medianCpu(cpus: CpuPerRequest[]): CpuPerRequest {
+  const of = (field: keyof CpuPerRequest) => mid(cpus.map((c) => c[field]));
+  return { service: of('service'), postgres: of('postgres'), loadGenerator: of('loadGenerator'), total: of('total') };
+}
+
+async function measure(url: string, headers: Record<string, string>, reading: () => ReturnType<typeof startCpuReading>): Promise<Measurement> {
+  const cpu = await reading();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const perRequest = await cpu.perRequest(result.requests.total);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ...(perRequest ? { cpu: perRequest } : {}) };
 }
 
 async function main() {
@@ -68,6 +80,7 @@ async function main() {
     });
 
     const auth = { authorization: `Bearer ${key.plaintext}` };
+    const reading = () => startCpuReading({ servicePid: child.pid!, admin, database: dbName });
     const target = (port: number) => `http://127.0.0.1:${port}/v1/seats`;
     // Warm up each path (JIT, connection pools) before anything is recorded.
     for (const port of [ports.bare, ports.sameWork, ports.inMemory, ports.overHttp]) {
@@ -76,10 +89,10 @@ async function main() {
     // Interleaved rounds, medians reported: on a 2-core machine one 10 s run varies by a quarter.
     const runs: Record<'bare' | 'sameWork' | 'inMemory' | 'overHttp', Measurement[]> = { bare: [], sameWork: [], inMemory: [], overHttp: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      runs.bare.push(await measure(target(ports.bare), auth));
-      runs.sameWork.push(await measure(target(ports.sameWork), auth));
-      runs.inMemory.push(await measure(target(ports.inMemory), auth));
-      runs.overHttp.push(await measure(target(ports.overHttp), auth));
+      runs.bare.push(await measure(target(ports.bare), auth, reading));
+      runs.sameWork.push(await measure(target(ports.sameWork), auth, reading));
+      runs.inMemory.push(await measure(target(ports.inMemory), auth, reading));
+      runs.overHttp.push(await measure(target(ports.overHttp), auth, reading));
     }
     const bare = median(runs.bare);
     const sameWork = median(runs.sameWork);
@@ -94,6 +107,19 @@ async function main() {
     console.log(row('bare route, same two statements', sameWork));
     console.log(row('full path, core in memory (--role all)', inMemory));
     console.log(row('full path, core over Connect HTTP (roles)', overHttp));
+    if (bare.cpu && sameWork.cpu && inMemory.cpu && overHttp.cpu) {
+      // Throughput on a saturated machine is the inverse of the CPU a request costs everywhere:
+      // this says which side of the path the difference is spent on.
+      const cpuRow = (name: string, c: CpuPerRequest) =>
+        `${name.padEnd(44)} ${[c.service, c.postgres, c.loadGenerator, c.total].map((v) => v.toFixed(0).padStart(9)).join(' ')}`;
+      console.log(`\nCPU per request, µs (the servers' process, the Postgres backends of the run's database, the load generator)`);
+      console.log(`${'variant'.padEnd(44)} ${['service', 'postgres', 'loadgen', 'total'].map((h) => h.padStart(9)).join(' ')}`);
+      console.log(cpuRow('baseline: bare Fastify route, same query', bare.cpu));
+      console.log(cpuRow('bare route, same two statements', sameWork.cpu));
+      console.log(cpuRow('full path, core in memory (--role all)', inMemory.cpu));
+      console.log(cpuRow('full path, core over Connect HTTP (roles)', overHttp.cpu));
+      console.log(`budget for the target: the full path at most ${(bare.cpu.total * 2).toFixed(0)} µs in all (twice the baseline's)`);
+    }
     console.log(`\nratio (full path in memory / baseline): ${(inMemory.rps / bare.rps).toFixed(2)} (target >= 0.50)`);
     console.log(`ratio (full path in memory / bare route with the same two statements): ${(inMemory.rps / sameWork.rps).toFixed(2)}`);
   } finally {
