@@ -15,6 +15,7 @@ import { KeysPage } from './pages/keys';
 import { PublishRecordsPage } from './pages/publish-records';
 import { SeatsPage } from './pages/seats';
 import { SignIn } from './pages/sign-in';
+import { holdConnectCallback } from './pending-connect';
 import { WebhooksPage } from './pages/webhooks';
 import { match, navigate, useLocation, Link, type Location } from './router';
 import { App, type AppContext } from './session';
@@ -136,4 +137,6 @@ function nextPath(location: Location): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith(SIGN_IN) ? next : HOME;
 }
 
+// Before anything can navigate (to sign-in, say) and drop the fragment with the platform's code.
+holdConnectCallback();
 render(<Console />, document.getElementById('app')!);

@@ -8,9 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { insertPublishRecord } from '../../core/db/repositories/publish-records';
+import { consoleSessions } from '../../core/db/schema';
 import { newId } from '../../core/ids';
 import { createLogger } from '../../core/logger';
 import type { RunningWorker } from '../../core/temporal/worker';
@@ -274,6 +276,34 @@ describe('the web console in a browser', () => {
     // The walk-through ends on the console gateway it began on.
     await page.goto(`${consoleUrl}/console/seats`);
     await row.waitFor();
+  });
+
+  it('finishes a connect after a sign-in when the session ended while the person was on the platform’s page', async () => {
+    const account = await sb.account('business');
+    const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'Late seat' });
+    await nav('Seats').click();
+    // Created behind the page's back: ask for the list again.
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('row', { name: /Late seat/ }).getByRole('button', { name: 'Connect' }).click();
+    await page.waitForURL(new RegExp(`^${escapeRegExp(sb.url)}/v2/auth/authorize`));
+    await page.locator(`input[name="open_id"][value="${account.openId}"]`).check();
+    // The session runs out while the person is on the platform's page.
+    await stack.database.db.update(consoleSessions).set({ expiresAt: sql`clock_timestamp() - interval '1 second'` }).where(eq(consoleSessions.userId, tenant.userId));
+    await page.getByRole('button', { name: 'Authorize' }).click();
+
+    await page.waitForURL(/\/console\/sign-in\?next=%2Fseats$/);
+    // The platform's code never stays in the address bar, signed in or not.
+    expect(page.url()).not.toContain('connect_code');
+    await expectText(page.getByRole('status'), 'Sign in to finish connecting the account');
+    await screenshot(page, 'console-connect-sign-in');
+    await page.getByLabel('Email').fill(tenant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.waitForURL(new RegExp(`/console/seats\\?connected=${seat!.id}$`));
+    const connected = page.getByRole('row', { name: /Late seat/ });
+    await expectText(connected, account.openId);
+    await expectText(connected, 'authorized');
   });
 
   it('signs out to the sign-in page, and the session no longer works', async () => {

@@ -5,6 +5,7 @@ import { Confirm } from '../components/dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
 import { toApiError, useAction, useLoad } from '../components/load';
+import { takeConnectCallback } from '../pending-connect';
 import { navigate, useLocation } from '../router';
 import type { Seat } from '../types';
 
@@ -17,20 +18,6 @@ const AUTHORIZATION: Record<Seat['authorizationStatus'], { tone: 'ok' | 'bad' | 
 /** Platform errors the callback passes on (gateway/routes/console-seats.ts), in words. */
 const DECLINED: Record<string, string> = { access_denied: 'The connection was cancelled on the platform’s page; the seat is unchanged.' };
 
-/**
- * The platform's callback sends the browser here with the code and state in the fragment, because
- * its cross-site navigation carries no session cookie; this page, same-site, completes the connect.
- */
-function takeCallbackFragment(): URLSearchParams | null {
-  const hash = window.location.hash.slice(1);
-  if (!hash) return null;
-  const fragment = new URLSearchParams(hash);
-  if (!fragment.has('connect_code') && !fragment.has('connect_error')) return null;
-  // Out of the address bar and the history at once: a code is single use, a reload must not resend it.
-  window.history.replaceState(null, '', window.location.pathname + window.location.search);
-  return fragment;
-}
-
 export function SeatsPage(): JSX.Element {
   const seats = useLoad(() => api<{ items: Seat[] }>('GET', '/v1/seats'), 'seats');
   const { params } = useLocation();
@@ -39,7 +26,9 @@ export function SeatsPage(): JSX.Element {
   const [unbinding, setUnbinding] = useState<Seat | null>(null);
 
   useEffect(() => {
-    const fragment = takeCallbackFragment();
+    // The platform's callback, held since the console loaded (and through a sign-in, if the session
+    // expired on the platform's page): completed here, same-site, with the session and CSRF token.
+    const fragment = takeConnectCallback();
     if (!fragment) return;
     const declined = fragment.get('connect_error');
     if (declined) {
@@ -54,7 +43,7 @@ export function SeatsPage(): JSX.Element {
       })
       .catch((err: unknown) => setError(toApiError(err)))
       .finally(() => setCompleting(false));
-    // Once, on arrival from the platform: the fragment is gone after the first run.
+    // Once, on arrival from the platform: the callback is handed over only once.
   }, []);
 
   const connect = (seat: Seat) =>

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { api } from '../api';
 import { ErrorNote } from '../components/feedback';
 import { useAction } from '../components/load';
+import { connectIsHeld } from '../pending-connect';
 import type { Session } from '../types';
 
 export function SignIn(props: { onSignedIn: (session: Session) => void }): JSX.Element {
@@ -16,6 +17,11 @@ export function SignIn(props: { onSignedIn: (session: Session) => void }): JSX.E
     <main id="main" class="sign-in">
       <form class="card" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in</h1>
+        {connectIsHeld() ? (
+          <p class="note" role="status">
+            Your session ended while you were on the platform’s page. Sign in to finish connecting the account.
+          </p>
+        ) : null}
         <label class="field">
           <span>Email</span>
           <input name="email" type="email" autocomplete="username" required autofocus />
