@@ -211,6 +211,21 @@ describe('the web console in a browser', () => {
     await screenshot(page, 'console-event');
   });
 
+  it('sends a test event to one endpoint and follows its delivery until it lands', async () => {
+    // The receiver answers 200 again since the resend above.
+    await nav('Webhooks').click();
+    const row = page.getByRole('row', { name: new RegExp(escapeRegExp(receiver.url)) });
+    const before = receiver.pushes.length;
+    await row.getByRole('button', { name: 'Send test event' }).click();
+    // Followed on the page without a click: pending at first, then the receiver's answer.
+    await expectText(row.getByRole('status'), 'Delivered: HTTP 200');
+    await screenshot(page, 'console-webhook-test');
+    expect(receiver.pushes.slice(before).map((p) => (JSON.parse(p.body) as { type: string }).type)).toEqual(['service.endpoint.test']);
+    // The note links to the test's event.
+    await row.getByRole('status').getByRole('link', { name: 'Event' }).click();
+    await expectText(page.getByLabel('Event JSON'), '"type": "service.endpoint.test"');
+  });
+
   it('lists publish records, each linked to its workflow in the Temporal UI', async () => {
     await nav('Publish records').click();
     await page.getByText('No publish records').waitFor();
