@@ -11,7 +11,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { once } from 'node:events';
-import { streamEvents, type StreamedEvent, type StreamState } from '../sdk/event-stream';
+import { LOG_START_ID, streamEvents, type StreamedEvent, type StreamState } from '../sdk/event-stream';
 import { apiClientConfig, runApi, type ApiFlags } from './api-client';
 import { UsageError } from './usage-error';
 
@@ -98,6 +98,7 @@ function handlerUrl(value: string): URL {
 function stateLine(state: StreamState, baseUrl: string): string {
   switch (state.state) {
     case 'connected':
+      if (state.resumedAfter === LOG_START_ID) return `connected to ${baseUrl}, resuming from the start of the log`;
       return `connected to ${baseUrl}${state.resumedAfter ? `, resuming after ${state.resumedAfter}` : ''}`;
     case 'disconnected':
       return `disconnected: ${state.reason}`;

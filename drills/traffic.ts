@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { SseParser } from '../sdk/event-stream';
+import { LOG_START_ID, SseParser } from '../sdk/event-stream';
 import { createUpstream } from '../core/upstream';
 import { SANDBOX_APP } from '../core/upstream/settings';
 import { listVideos } from '../core/upstream/vplat/insights';
@@ -266,18 +266,14 @@ export class SseFollower {
           armSilence();
           for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
             if (frame.kind === 'position') {
-              this.startAfter ??= frame.id;
+              // A customer with no events yet starts at the log's start, which the audit reads as ''.
+              this.startAfter ??= frame.id === LOG_START_ID ? '' : frame.id;
               if (!this.lastId) this.lastId = frame.id;
             } else if (frame.kind === 'event') {
               this.startAfter ??= '';
               this.received.push(frame.id);
               this.lastId = frame.id;
               for (const wake of this.onEvent) wake();
-            } else if (frame.kind === 'retry' && this.connects === 1 && !this.lastId) {
-              // A customer with no events yet gets no position line: the stream starts at the beginning.
-              setTimeout(() => {
-                this.startAfter ??= '';
-              }, 300);
             }
           }
         }

@@ -10,6 +10,12 @@ import type { EventJson } from '../gateway/schemas/events';
 import type { Json } from './endpoint';
 import { isEnvelope, parseRetryAfter, VpsApiError, VpsNetworkError } from './errors';
 
+/**
+ * The position a stream opened before the customer's first event announces: resuming from it
+ * replays the whole log. Part of the API (GET /v1/events/stream), like the event types.
+ */
+export const LOG_START_ID = 'start';
+
 /** One thing an SSE stream says: an event, a comment (heartbeats) or a new reconnection time. */
 export type SseFrame =
   | {

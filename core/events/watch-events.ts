@@ -20,6 +20,13 @@ export interface WatchEventsDeps {
   heartbeatMs: number;
 }
 
+/**
+ * The resume id of the start of a customer's log: what a stream opened before the customer's first
+ * event starts after, so a client that reconnects before receiving anything still resumes without
+ * a gap. Never an event id (those are `evt_…`); resuming from it replays the whole log.
+ */
+export const LOG_START_ID = 'start';
+
 /** A WatchEventsResponse: an event, or a heartbeat without one. */
 export interface WatchEventsMessage {
   event?: Event;
@@ -51,7 +58,9 @@ export async function* watchEvents(
   const types = [...new Set(req.types)];
   let cursor: number | undefined;
   let resumeId = req.afterEventId;
-  if (req.afterEventId) {
+  if (req.afterEventId === LOG_START_ID) {
+    cursor = 0;
+  } else if (req.afterEventId) {
     const after = await findEvent(deps.db, customerId, req.afterEventId);
     if (!after) {
       throw new ApiError(1005, `after_event_id: no event ${JSON.stringify(req.afterEventId)} of this customer; reconcile with GET /v1/events`, {
@@ -77,10 +86,10 @@ export async function* watchEvents(
     if (cursor === undefined) {
       const latest = await lastEvent(deps.db, customerId);
       cursor = latest?.position ?? 0;
-      resumeId = latest?.id ?? '';
+      resumeId = latest?.id ?? LOG_START_ID;
     }
     if (signal.aborted) return;
-    yield resumeId ? { resumeId } : {};
+    yield { resumeId };
     let quietSince = Date.now();
     while (!signal.aborted) {
       if (stale) {

@@ -19,7 +19,7 @@ import { insertApiKey, insertCustomer, insertUser } from '../../core/db/reposito
 import { ApiError } from '../../core/errors';
 import { EventHub } from '../../core/events/event-hub';
 import { bodyFromMessage, eventBody } from '../../core/events/present';
-import { watchEvents, type WatchEventsDeps, type WatchEventsMessage } from '../../core/events/watch-events';
+import { LOG_START_ID, watchEvents, type WatchEventsDeps, type WatchEventsMessage } from '../../core/events/watch-events';
 import { createInProcessTransport } from '../../core/in-process-transport';
 import { accessInterceptor } from '../../core/interceptors/access.interceptor';
 import { errorsInterceptor } from '../../core/interceptors/errors.interceptor';
@@ -176,6 +176,19 @@ describe('WatchEvents with the event hub', () => {
     }
     expect(received.map((m) => bodyFromMessage(m.event!))).toEqual(stored.map(eventBody));
     expect(received.map((m) => m.event!.position)).toEqual(stored.map((e) => BigInt(e.position)));
+  });
+
+  it('starts a customer with no event yet at the start of the log, from which a resume replays every event', async () => {
+    const principal = await newCustomer(database);
+    const w = await watch(principal).ready();
+    expect(w.resumeId).toBe(LOG_START_ID);
+    await w.close();
+    // Stored while the client was away, before it had received anything.
+    const missed = await storeEvents(database, principal.customerId, 3);
+    const again = await watch(principal, { afterEventId: LOG_START_ID }).ready();
+    expect(again.resumeId).toBe(LOG_START_ID);
+    expect(await again.events(3)).toEqual(missed.map((e) => e.id));
+    expect(await again.eventsWithin(200)).toEqual([]);
   });
 
   it('replays exactly the events after the Last-Event-ID, in order and across pages, then continues live', async () => {
@@ -431,9 +444,21 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     expect((await again.sse.nextEvent()).id).toBe(missed.id);
   });
 
+  it('starts a customer with no event yet at id "start", from which a client that left before its first event resumes', async () => {
+    const tenant = await newTenant(database);
+    const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    expect(await sse.next()).toEqual({ id: 'start' });
+    await sse.cancel();
+    const missed = await storeEvent(database, tenant.principal.customerId, 'vplat.comment.created');
+    const again = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': 'start' });
+    expect(await again.sse.next()).toEqual({ id: 'start' });
+    expect((await again.sse.nextEvent()).id).toBe(missed.id);
+  });
+
   it('sends heartbeat comments while there is nothing to send', async () => {
     const tenant = await newTenant(database);
     const { sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
+    expect(await sse.next()).toEqual({ id: 'start' });
     expect(await sse.next()).toEqual({ comment: 'heartbeat' });
   });
 
@@ -472,7 +497,8 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const closing = app.close();
     const rest: Array<SseBlock | undefined> = [];
     for (let block = await sse.next(); block; block = await sse.next()) rest.push(block);
-    // Heartbeats until then; last, why the stream ends and a prompt, jittered reconnect.
+    // Where the stream started, heartbeats until then; last, why the stream ends and a prompt, jittered reconnect.
+    expect(rest.shift()).toEqual({ id: 'start' });
     const last = rest.splice(-2);
     expect(rest.every((b) => b?.comment === 'heartbeat')).toBe(true);
     expect(last).toEqual([{ comment: 'gateway closing; reconnect with Last-Event-ID' }, { retry: expect.stringMatching(/^\d+$/) }]);

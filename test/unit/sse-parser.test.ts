@@ -1,4 +1,5 @@
-import { SseParser, type SseFrame } from '../../sdk/event-stream';
+import { LOG_START_ID as SERVICE_LOG_START_ID } from '../../core/events/watch-events';
+import { LOG_START_ID, SseParser, type SseFrame } from '../../sdk/event-stream';
 
 /** Every frame of `chunks`, fed one after another to one parser. */
 function parse(...chunks: string[]): SseFrame[] {
@@ -14,6 +15,12 @@ describe('SseParser', () => {
       { kind: 'event', id: 'evt_1', type: 'vplat.comment.created', data },
       { kind: 'comment', text: 'heartbeat' },
     ]);
+  });
+
+  it('knows the position the service announces before a customer\'s first event', () => {
+    // The SDK carries the value rather than importing the service's code: the two must not drift.
+    expect(LOG_START_ID).toBe(SERVICE_LOG_START_ID);
+    expect(parse(`retry: 3000\n\nid: ${SERVICE_LOG_START_ID}\n\n`)).toEqual([{ kind: 'retry', ms: 3000 }, { kind: 'position', id: LOG_START_ID }]);
   });
 
   it('reports a block with an id and no data as the stream\'s position, and a block with neither as nothing', () => {

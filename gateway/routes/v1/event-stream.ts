@@ -33,7 +33,12 @@ const EventStreamQuery = Type.Object(
         description: 'Comma-separated subscription patterns: "*", "vplat.*" or exact types; all events when absent',
       }),
     ),
-    lastEventId: Type.Optional(Type.String({ maxLength: 200, description: 'Resume after this event, for clients that cannot send the Last-Event-ID header' })),
+    lastEventId: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'Resume after this event, for clients that cannot send the Last-Event-ID header; "start" (the id a stream opened before the first event begins with) replays the whole log',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
