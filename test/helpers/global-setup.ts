@@ -1,10 +1,13 @@
 /**
- * Once per run: a fresh Postgres database (migrated), and one Temporal dev server unless
- * TEMPORAL_ADDRESS names one. Their addresses reach the test workers through the environment.
+ * Once per run: a fresh Postgres database (migrated), one Temporal dev server unless
+ * TEMPORAL_ADDRESS names one, and the web console built. The addresses reach the test workers
+ * through the environment.
  */
+import { execFileSync } from 'node:child_process';
 import postgres from 'postgres';
 import { openDatabase } from '../../core/db/client';
 import { freePort, startTemporalDevServer, type DevServer } from '../../core/embedded/temporal-dev-server';
+import { REPO_ROOT } from './processes';
 
 declare global {
   // Shared with global-teardown, which runs in the same context.
@@ -14,6 +17,9 @@ declare global {
 export const ADMIN_URL = process.env.TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export default async function globalSetup(): Promise<void> {
+  // Before any suite starts: suites serve console/dist, and a build empties it while it runs. Later
+  // builds (the browser test's, `npm start`'s) find it up to date and leave it alone.
+  execFileSync('bash', ['scripts/build-console.sh'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const database = `vps_test_${Date.now()}_${process.pid}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
   try {

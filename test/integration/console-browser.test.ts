@@ -5,7 +5,6 @@
  * succeed, browses events and publish records, revokes the key and signs out. Every page is
  * screenshotted (test-artifacts/screenshots/console-*.png) for a human look.
  */
-import { execFileSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { eq, sql } from 'drizzle-orm';
@@ -21,7 +20,6 @@ import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks'
 import { buildApp } from '../../gateway/app';
 import { launchBrowser, screenshot } from '../helpers/browser';
 import { call } from '../helpers/http';
-import { REPO_ROOT } from '../helpers/processes';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
@@ -55,8 +53,7 @@ describe('the web console in a browser', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    // The console is served from its build, as in production; Vite takes about a second and a half.
-    execFileSync('bash', ['scripts/build-console.sh'], { cwd: REPO_ROOT, stdio: 'pipe' });
+    // The console is served from its build, as in production (made by the global setup).
     [sb, browser, receiver] = await Promise.all([startTestSandbox(), launchBrowser(), startWebhookReceiver()]);
     stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, upstream: sb.upstream });
     worker = await startStackWorker(stack, taskQueue, sb.upstream);
