@@ -5,6 +5,7 @@
  * workflows track themselves, and events outside the table) are ignored.
  */
 import { createHash } from 'node:crypto';
+import { invalidField } from '../errors';
 import type { OfficialWebhook } from '../upstream/vplat/webhooks';
 import type { EventType } from './event-types';
 
@@ -32,9 +33,39 @@ export interface NormalizedEvent {
   sourceKey: string;
 }
 
+/** The table's own entries only: a name like "constructor" must not find Object's. */
+function lookUp(table: Readonly<Record<string, EventType>>, name: unknown): EventType | undefined {
+  return typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 function typeOf(event: string, content: Record<string, unknown>): EventType | undefined {
-  if (event === 'comment.update') return COMMENT_ACTIONS[String(content.comment_action)];
-  return MESSAGE_EVENTS[event];
+  if (event === 'comment.update') return lookUp(COMMENT_ACTIONS, content.comment_action);
+  return lookUp(MESSAGE_EVENTS, event);
+}
+
+/** Deeper than any official content (which is flat); a push nested further is refused, not stored. */
+export const MAX_CONTENT_DEPTH = 32;
+
+/** What Postgres text and jsonb cannot hold: NUL, and half of a UTF-16 pair (truncated text makes those). */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The content as it can be stored: every character Postgres refuses replaced by U+FFFD, so the
+ * platform's event is kept (refusing it would only make the platform push it again for 72 hours).
+ */
+function storable(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return value.replace(UNSTORABLE, '\ufffd');
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_CONTENT_DEPTH) throw invalidField('content', `is nested deeper than ${MAX_CONTENT_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((item) => storable(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(UNSTORABLE, '\ufffd'), storable(item, depth + 1)]));
+}
+
+/** From 1970 to the year 9999: a time outside it is no platform's, and Postgres cannot hold them all. */
+const LATEST_MS = Date.UTC(9999, 11, 31);
+
+function instant(ms: unknown): Date | undefined {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 && ms <= LATEST_MS ? new Date(ms) : undefined;
 }
 
 /**
@@ -53,13 +84,18 @@ export function messageSentKey(messageId: string): string {
   return `message-sent:${messageId}`;
 }
 
-export function normalizeOfficial(webhook: OfficialWebhook, content: Record<string, unknown>): NormalizedEvent | undefined {
+/**
+ * Undefined for a push the service does not log. Content too deep to store is refused (2001); a
+ * time that is not one (the content's `timestamp` in ms, else the envelope's `create_time` in s)
+ * gives way to the next, and to `receivedAt` last.
+ */
+export function normalizeOfficial(webhook: OfficialWebhook, content: Record<string, unknown>, receivedAt = new Date()): NormalizedEvent | undefined {
   const type = typeOf(webhook.event, content);
   if (!type) return undefined;
-  const data = { ...content };
+  const data = storable(content, 0) as Record<string, unknown>;
   // The spec: parent_comment_id is the number 0 for a top-level comment.
   if (webhook.event === 'comment.update' && (data.comment_type !== 'reply' || data.parent_comment_id === undefined)) data.parent_comment_id = 0;
-  const stamp = typeof content.timestamp === 'number' ? content.timestamp : webhook.create_time * 1000;
-  const sentId = webhook.event === 'im_send_msg' && typeof content.message_id === 'string' && content.message_id ? content.message_id : undefined;
-  return { type, event: webhook.event, occurredAt: new Date(stamp), data, sourceKey: sentId ? messageSentKey(sentId) : officialSourceKey(webhook) };
+  const occurredAt = instant(content.timestamp) ?? instant(typeof webhook.create_time === 'number' ? webhook.create_time * 1000 : undefined) ?? receivedAt;
+  const sentId = webhook.event === 'im_send_msg' && typeof data.message_id === 'string' && data.message_id ? data.message_id : undefined;
+  return { type, event: webhook.event, occurredAt, data, sourceKey: sentId ? messageSentKey(sentId) : officialSourceKey(webhook) };
 }

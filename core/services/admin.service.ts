@@ -127,6 +127,8 @@ export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
     if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
       throw invalidField('password', `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
     }
+    // Sign-in refuses NUL (see ConsoleService.signIn), so a password holding one could never be used.
+    if (req.password.includes('\u0000')) throw invalidField('password', 'must not contain the NUL character');
     const hash = await hashPassword(req.password);
     const row = await this.deps.db.transaction(async (tx) => {
       const updated = await sessions.setUserPassword(tx, req.userId, hash);

@@ -39,6 +39,9 @@ export class ConsoleService implements ServiceImpl<typeof ConsoleServiceDesc> {
     if (!req.password) throw invalidField('password', 'is required');
     // Hashing is deliberately slow; a megabyte of "password" only costs the caller a refusal.
     if (req.password.length > PASSWORD_MAX_LENGTH) throw new ApiError(1001, WRONG_CREDENTIALS);
+    // No password holds NUL (setting one refuses it), and scrypt's HMAC pads a short key with zero
+    // bytes, so "secret\0" would otherwise derive the same key as "secret" and sign in.
+    if (req.password.includes('\u0000')) throw new ApiError(1001, WRONG_CREDENTIALS);
     const user = await tenancy.findUserByEmail(this.deps.db, email);
     const matches = user?.passwordHash ? await verifyPassword(req.password, user.passwordHash) : await verifyNothing(req.password);
     if (!user || !matches) throw new ApiError(1001, WRONG_CREDENTIALS);

@@ -102,12 +102,15 @@ function notFound(req: FastifyRequest): RenderedError {
 }
 
 /** For requests Node's HTTP parser rejects before Fastify sees them (bad header syntax, overflow). */
-export function clientErrorResponse(err: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorResponse(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void {
   if (!socket.writable) return;
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const body = JSON.stringify({ code: 2001, message: tooLarge ? 'headers: too large' : 'request: malformed HTTP', data: {} });
   const status = httpStatusOf(2001);
+  // The answer to a HEAD has headers only: a client reading one takes anything after them for the
+  // next response. The method is read from the raw bytes, since the parser gave up on the request.
+  const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${status === 422 ? 'Unprocessable Entity' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${status === 422 ? 'Unprocessable Entity' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
   );
 }

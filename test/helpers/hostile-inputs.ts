@@ -3,8 +3,10 @@
  * OpenAPI document, valid-looking values built from their schemas, the malformed values a client
  * (or an attacker) may send, and raw HTTP over loopback, since fetch refuses to send most of them.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { ERROR_CODES, isErrorCode } from '../../core/errors';
 
 /** mulberry32: small, fast and the same on every machine, so a failing seed replays exactly. */
@@ -235,4 +237,59 @@ export function envelopeProblem(a: Answer): string | undefined {
   if (typeof message !== 'string' || !data || typeof data !== 'object' || Array.isArray(data)) return `bad message or data: ${a.text.slice(0, 120)}`;
   const status = code === 0 ? 200 : ERROR_CODES[code].http;
   return a.status === status ? undefined : `HTTP ${a.status} with code ${code} (the table says ${status})`;
+}
+
+/**
+ * Suffixes that try to climb out of a static or media folder (URL form; `\xff` and `\\` are sent
+ * raw). Each names a file every checkout has outside the console build, or the system's passwd.
+ */
+export const HOSTILE_TRAVERSALS = [
+  '..%2f..%2fpackage.json', '%2e%2e/%2e%2e/etc/passwd', '%2e%2e%2f%2e%2e%2fpackage.json', '..%5c..%5cpackage.json', '..\\..\\package.json',
+  '%252e%252e%252f%252e%252e%252fpackage.json', '....//....//package.json', '..%00/package.json', '..%2f..%2fpackage.json%00.svg',
+  '%c0%ae%c0%ae/%c0%ae%c0%ae/package.json', '%ef%bc%8e%ef%bc%8e%2f%ef%bc%8e%ef%bc%8e%2fpackage.json', '.%2e/.%2e/.%2e/package.json',
+  '..;/..;/package.json', '%2fetc%2fpasswd', '/etc/passwd', 'C:%5cWindows%5cwin.ini', '..%2f..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
+  '.env', '.git%2fconfig', '%00', 'a%00b.js', '..', '%2e%2e', '..%2f', '\xff\xfe.js', '%E0%A4%A', 'x'.repeat(5_000) + '.js',
+];
+
+/** What must never appear in an answer: the marks of a server file read off the disk. */
+export const SERVER_FILE_MARKS = ['root:x:0:0', '"devDependencies"', '"compilerOptions"', '[core]', '[fonts]', 'TEST_DATABASE_URL'];
+
+/** `TikTok-Signature` header values a receiver must refuse without failing. */
+export const hostileSignatures = (now: number) => [
+  '', ' ', ',', '=', 't=', 's=', 't=,s=', `t=${now}`, `s=${'a'.repeat(64)}`, `t=${now},s=zz`, `t=${now},s=${'a'.repeat(64)}`, `t=${now},s=${'0'.repeat(15_000)}`,
+  `t=-1,s=${'a'.repeat(64)}`, `t=1e400,s=aa`, `t=99999999999999999999999,s=aa`, `t=NaN,s=aa`, `t=${now},t=0,s=aa,s=bb`, `t=${now}\xff,s=aa`, 'x'.repeat(15_000),
+  `t=${now},s=${'A'.repeat(64)}`, `t= ${now} ,s= ${'a'.repeat(63)} `, `__proto__=1,constructor=2,t=${now},s=aa`,
+];
+
+/** The text of every file under `dir`, for "only these bytes may ever be served from there". */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [readFileSync(path.join(dir, e.name), 'utf8')]));
+}
+
+/** Whether the router can decode the path; an undecodable one is answered 2001 before any route. */
+export function decodable(p: string): boolean {
+  try {
+    decodeURIComponent(p.split('?')[0]!);
+    return !/[\x80-\xff]/.test(p);
+  } catch {
+    return false;
+  }
+}
+
+/** The envelope code of an answer, or undefined when it is not JSON. */
+export function codeOf(a: Answer): number | undefined {
+  try {
+    return (JSON.parse(a.text) as { code?: number }).code;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A HEAD answer has no body to judge: its status must still be 200 or one of the table's, never 500. */
+export const okHeadStatus = (status: number) => status === 200 || Object.values(ERROR_CODES).some((c) => c.http === status && c.http !== 500);
+
+/** A body as a problem line shows it: its start and its end, where the hostile part usually is. */
+export function brief(body: string | Buffer | undefined): string {
+  const text = String(body ?? '');
+  return text.length > 320 ? `${text.slice(0, 100)}…${text.slice(-200)}` : text;
 }

@@ -1,5 +1,5 @@
 import { parseJsonLossless } from '../../core/events/lossless-json';
-import { normalizeOfficial, officialSourceKey } from '../../core/events/official-events';
+import { MAX_CONTENT_DEPTH, normalizeOfficial, officialSourceKey } from '../../core/events/official-events';
 
 const webhook = (event: string, content: Record<string, unknown>) => ({
   client_key: 'app',
@@ -32,6 +32,40 @@ describe('official events', () => {
     expect(normalizeOfficial(webhook('im_send_msg', {}), {})!.type).toBe('vplat.message.sent');
     expect(normalizeOfficial(webhook('post.publish.complete', {}), {})).toBeUndefined();
     expect(normalizeOfficial(webhook('comment.update', { comment_action: 'pinned' }), { comment_action: 'pinned' })).toBeUndefined();
+  });
+
+  it('finds types in its own tables only, never among the properties every object inherits', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      expect(normalizeOfficial(webhook(name, {}), {})).toBeUndefined();
+      expect(normalizeOfficial(webhook('comment.update', { comment_action: name }), { comment_action: name })).toBeUndefined();
+    }
+  });
+
+  it('keeps an event whose text Postgres cannot hold, with U+FFFD for each NUL and half surrogate pair', () => {
+    const content = parseJsonLossless('{"comment_action":"insert","text":"a\\u0000b \\ud83d!","n\\u0000":["\\udc00"]}') as Record<string, unknown>;
+    expect(normalizeOfficial(webhook('comment.update', content), content)!.data).toMatchObject({ text: 'a\ufffdb \ufffd!', 'n\ufffd': ['\ufffd'] });
+    // A whole pair is a character, and stays.
+    const emoji = { comment_action: 'insert', text: 'ok \ud83d\ude00' };
+    expect(normalizeOfficial(webhook('comment.update', emoji), emoji)!.data.text).toBe('ok \ud83d\ude00');
+  });
+
+  it('refuses content nested deeper than any official push with 2001 naming content', () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 'x' : [nest(levels - 1)]);
+    const fits = { comment_action: 'insert', a: nest(MAX_CONTENT_DEPTH - 1) };
+    expect(normalizeOfficial(webhook('comment.update', fits), fits)).toBeDefined();
+    const deep = { comment_action: 'insert', a: nest(MAX_CONTENT_DEPTH) };
+    expect(() => normalizeOfficial(webhook('comment.update', deep), deep)).toThrow(expect.objectContaining({ code: 2001, message: expect.stringContaining('content') }));
+  });
+
+  it('takes the time from the content, else the envelope, else the moment it was received, skipping what is no time', () => {
+    const received = new Date('2026-11-22T12:00:00Z');
+    const at = (content: Record<string, unknown>, createTime: unknown) =>
+      normalizeOfficial({ ...webhook('comment.update', content), create_time: createTime as number }, content, received)!.occurredAt;
+    expect(at({ comment_action: 'insert', timestamp: 1_800_000_000_123 }, 1)).toEqual(new Date(1_800_000_000_123));
+    for (const timestamp of [1e300, -1, -8.64e15 - 1, '1800000000123', Number.NaN]) {
+      expect(at({ comment_action: 'insert', timestamp }, 1_800_000_000)).toEqual(new Date(1_800_000_000_000));
+    }
+    for (const createTime of ['x', 1e300, null, -5]) expect(at({ comment_action: 'insert' }, createTime)).toEqual(received);
   });
 
   it('identifies a push by its event, account and content', () => {
