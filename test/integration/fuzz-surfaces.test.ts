@@ -246,7 +246,11 @@ describe('fuzz: every surface outside /v1 against hostile input', () => {
   });
 
   /** A platform push as the platform signs it (the sandbox app's secret), or with some of its fields replaced. */
-  const now = Math.floor(Date.now() / 1000);
+  // Read when each test starts: a push signed with a time older than the 300 s window is refused.
+  let now = Math.floor(Date.now() / 1000);
+  beforeEach(() => {
+    now = Math.floor(Date.now() / 1000);
+  });
   const sign = (body: string | Buffer) => `t=${now},s=${createHmac('sha256', SANDBOX_APP.vplatAppSecret).update(`${now}.`).update(body).digest('hex')}`;
   const push = (over: Record<string, unknown>, content: unknown = { comment_action: 'insert', comment_id: 7001, text: 'hi' }) =>
     JSON.stringify({ client_key: SANDBOX_APP.vplatAppId, event: 'comment.update', create_time: now, user_openid: a.account, content: typeof content === 'string' ? content : JSON.stringify(content), ...over });
