@@ -49,6 +49,13 @@ export const MAX_CONTENT_DEPTH = 32;
 /** What Postgres text and jsonb cannot hold: NUL, and half of a UTF-16 pair (truncated text makes those). */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+const UNSTORABLE_CHARACTER = new RegExp(UNSTORABLE.source);
+
+/** Whether an identifier holds a character Postgres cannot store, so that no row can hold it either. */
+export function holdsUnstorable(text: string): boolean {
+  return UNSTORABLE_CHARACTER.test(text);
+}
+
 /**
  * The content as it can be stored: every character Postgres refuses replaced by U+FFFD, so the
  * platform's event is kept (refusing it would only make the platform push it again for 72 hours).

@@ -9,7 +9,7 @@ import type { Db } from '../db/client';
 import { findSeatByAccount } from '../db/repositories/seats';
 import { ApiError } from '../errors';
 import { PLATFORM } from '../events/event-types';
-import { normalizeOfficial } from '../events/official-events';
+import { holdsUnstorable, normalizeOfficial } from '../events/official-events';
 import type { EventRecorder } from '../events/recorder';
 import type { Logger } from '../logger';
 import { verifyOfficialWebhook } from '../upstream/vplat/webhooks';
@@ -28,7 +28,9 @@ export class IngestService implements ServiceImpl<typeof IngestServiceDesc> {
     const { webhook, content } = verdict;
     const normalized = normalizeOfficial(webhook, content);
     if (!normalized) return { outcome: 'ignored', eventId: '' };
-    const seat = await findSeatByAccount(this.deps.db, 'video', webhook.user_openid);
+    // An account id Postgres cannot hold is no seat's: ignored like an unbound one (not refused,
+    // which would only make the platform push it again for 72 hours).
+    const seat = holdsUnstorable(webhook.user_openid) ? undefined : await findSeatByAccount(this.deps.db, 'video', webhook.user_openid);
     if (!seat) {
       // An account no seat holds (unbound since): nothing to log, and nobody to tell.
       this.deps.logger.info({ event: webhook.event, account: webhook.user_openid }, 'official webhook for an unbound account ignored');

@@ -1,5 +1,5 @@
 import { parseJsonLossless } from '../../core/events/lossless-json';
-import { MAX_CONTENT_DEPTH, normalizeOfficial, officialSourceKey } from '../../core/events/official-events';
+import { holdsUnstorable, MAX_CONTENT_DEPTH, normalizeOfficial, officialSourceKey } from '../../core/events/official-events';
 
 const webhook = (event: string, content: Record<string, unknown>) => ({
   client_key: 'app',
@@ -47,6 +47,11 @@ describe('official events', () => {
     // A whole pair is a character, and stays.
     const emoji = { comment_action: 'insert', text: 'ok \ud83d\ude00' };
     expect(normalizeOfficial(webhook('comment.update', emoji), emoji)!.data.text).toBe('ok \ud83d\ude00');
+  });
+
+  it('tells an identifier Postgres cannot hold, the same every time it is asked', () => {
+    for (const text of ['a\u0000b', '\ud800', 'x\udc00y', 'a\u0000b']) expect(holdsUnstorable(text)).toBe(true);
+    for (const text of ['biz-1', 'ok \ud83d\ude00', '']) expect(holdsUnstorable(text)).toBe(false);
   });
 
   it('refuses content nested deeper than any official push with 2001 naming content', () => {
