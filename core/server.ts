@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import { closeConnectionsAfterClose } from './net/graceful-close';
+import { relabelProtocolErrors } from './net/protocol-errors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { CoreHandlers } from './router';
 import { fastifyLogging, type Logger } from './logger';
@@ -46,7 +47,8 @@ function registerConnectRoutes(app: FastifyInstance, core: CoreHandlers, shutdow
     app.all(handler.requestPath, async (req, reply) => {
       try {
         const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as undefined, undefined));
-        await universalResponseToNodeResponse(res, reply.raw);
+        const relabelled = relabelProtocolErrors(res, (message) => logger.info({ rpc: `${handler.service.typeName}/${handler.method.name}`, reason: message }, 'request refused by the RPC protocol layer: 2001'));
+        await universalResponseToNodeResponse(relabelled, reply.raw);
       } catch (err) {
         const rpc = `${handler.service.typeName}/${handler.method.name}`;
         if (reply.raw.destroyed || ConnectError.from(err).code === Code.Aborted) logger.debug({ err, rpc }, 'caller left before the answer was written');

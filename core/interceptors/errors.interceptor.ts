@@ -22,12 +22,23 @@ export function errorsInterceptor(logger: Logger): Interceptor {
   };
   return (next) => async (req) => {
     try {
-      const res = await next(req);
+      // A streaming method reads its request inside this call: what fails there is the request's.
+      const res = await next(req.stream ? { ...req, message: readAsInput(req.message) } : req);
       return res.stream ? { ...res, message: converted(res.message, (err) => convert(err, req)) } : res;
     } catch (err) {
       throw convert(err, req);
     }
   };
+}
+
+/** The request's messages; one that cannot be read (it does not decode, its framing is broken) is a 2001. */
+async function* readAsInput<T>(messages: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* messages;
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(2001, `request: ${ConnectError.from(err).rawMessage}`);
+  }
 }
 
 async function* converted<T>(messages: AsyncIterable<T>, convert: (err: unknown) => ConnectError): AsyncGenerator<T> {

@@ -293,3 +293,54 @@ export function brief(body: string | Buffer | undefined): string {
   const text = String(body ?? '');
   return text.length > 320 ? `${text.slice(0, 100)}…${text.slice(-200)}` : text;
 }
+
+/** An RPC's answer as core's Connect server gives it: body bytes and HTTP trailers (gRPC puts its status there). */
+export interface RpcAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  trailers: NodeJS.Dict<string>;
+  body: Buffer;
+  /** A stream still open when the read window closed (the request was accepted). */
+  open?: boolean;
+}
+
+/**
+ * One request to a Connect, gRPC or gRPC-Web endpoint on a fresh connection. A stream never ends
+ * by itself: after `windowMs` the answer so far is judged and the connection dropped.
+ */
+export function sendRpc(baseUrl: string, req: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string; windowMs?: number }): Promise<RpcAnswer> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const length = req.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(req.body)) };
+    const r = http.request({ host: url.hostname, port: url.port, method: req.method ?? 'POST', path: req.path, headers: { ...length, ...req.headers }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      const done = (open: boolean) => resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: Buffer.concat(chunks), ...(open ? { open } : {}) });
+      const timer = req.windowMs === undefined ? undefined : setTimeout(() => (done(true), res.destroy()), req.windowMs);
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => (clearTimeout(timer), done(false)));
+      res.on('error', (err) => (clearTimeout(timer), reject(err)));
+    });
+    r.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' ? undefined : reject(new Error(`${req.path.slice(0, 120)}: ${err.message}`))));
+    r.setTimeout(ANSWER_TIMEOUT_MS, () => r.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)));
+    r.end(req.body);
+  });
+}
+
+/** A protobuf varint, for hand-made wire bytes (lengths and tags that lie). */
+export function varint(n: bigint | number): number[] {
+  let v = BigInt(n) & 0xffffffffffffffffn;
+  const out: number[] = [];
+  while (v > 0x7fn) {
+    out.push(Number(v & 0x7fn) | 0x80);
+    v >>= 7n;
+  }
+  return [...out, Number(v)];
+}
+
+/** A Connect/gRPC envelope: flags, a big-endian length (by default the payload's, or a lie) and the payload. */
+export function envelope(flags: number, payload: Buffer | string, declaredLength = Buffer.byteLength(payload)): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt8(flags, 0);
+  head.writeUInt32BE(declaredLength >>> 0, 1);
+  return Buffer.concat([head, Buffer.from(payload)]);
+}
