@@ -10,6 +10,7 @@ import { AuthService } from '../gen/vps/auth/v1/auth_pb';
 import { Access } from '../gen/vps/options/v1/options_pb';
 import { accessOf, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../core/interceptors/access.interceptor';
 import { ApiError } from '../core/errors';
+import { LONE_SURROGATE } from '../core/unstorable-text';
 import { CSRF_HEADER } from '../core/crypto/session-tokens';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/interceptors/idempotency.interceptor';
 
@@ -89,8 +90,6 @@ export async function authorizeCaller(transport: Transport, req: FastifyRequest,
   await transport.unary(AuthService.method.authorize, undefined, undefined, forwardedHeaders(req), { access });
 }
 
-/** Half of a UTF-16 pair without the other half: JSON's `"\ud800"` parses to one, and no UTF-8 text holds it. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Postgres text cannot hold U+0000 and its jsonb refuses a lone surrogate, and no field of ours has

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { invalidField } from '../errors';
+import { replaceUnstorable } from '../unstorable-text';
 import type { OfficialWebhook } from '../upstream/vplat/webhooks';
 import type { EventType } from './event-types';
 
@@ -46,26 +47,16 @@ function typeOf(event: string, content: Record<string, unknown>): EventType | un
 /** Deeper than any official content (which is flat); a push nested further is refused, not stored. */
 export const MAX_CONTENT_DEPTH = 32;
 
-/** What Postgres text and jsonb cannot hold: NUL, and half of a UTF-16 pair (truncated text makes those). */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-const UNSTORABLE_CHARACTER = new RegExp(UNSTORABLE.source);
-
-/** Whether an identifier holds a character Postgres cannot store, so that no row can hold it either. */
-export function holdsUnstorable(text: string): boolean {
-  return UNSTORABLE_CHARACTER.test(text);
-}
-
 /**
  * The content as it can be stored: every character Postgres refuses replaced by U+FFFD, so the
  * platform's event is kept (refusing it would only make the platform push it again for 72 hours).
  */
 function storable(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return value.replace(UNSTORABLE, '\ufffd');
+  if (typeof value === 'string') return replaceUnstorable(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_CONTENT_DEPTH) throw invalidField('content', `is nested deeper than ${MAX_CONTENT_DEPTH} levels`);
   if (Array.isArray(value)) return value.map((item) => storable(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(UNSTORABLE, '\ufffd'), storable(item, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceUnstorable(key), storable(item, depth + 1)]));
 }
 
 /** From 1970 to the year 9999: a time outside it is no platform's, and Postgres cannot hold them all. */

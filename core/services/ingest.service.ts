@@ -9,9 +9,10 @@ import type { Db } from '../db/client';
 import { findSeatByAccount } from '../db/repositories/seats';
 import { ApiError } from '../errors';
 import { PLATFORM } from '../events/event-types';
-import { holdsUnstorable, normalizeOfficial } from '../events/official-events';
+import { normalizeOfficial } from '../events/official-events';
 import type { EventRecorder } from '../events/recorder';
 import type { Logger } from '../logger';
+import { holdsUnstorable } from '../unstorable-text';
 import { verifyOfficialWebhook } from '../upstream/vplat/webhooks';
 
 export class IngestService implements ServiceImpl<typeof IngestServiceDesc> {

@@ -1,5 +1,6 @@
 import { parseJsonLossless } from '../../core/events/lossless-json';
-import { holdsUnstorable, MAX_CONTENT_DEPTH, normalizeOfficial, officialSourceKey } from '../../core/events/official-events';
+import { MAX_CONTENT_DEPTH, normalizeOfficial, officialSourceKey } from '../../core/events/official-events';
+import { holdsUnstorable } from '../../core/unstorable-text';
 
 const webhook = (event: string, content: Record<string, unknown>) => ({
   client_key: 'app',
