@@ -96,9 +96,7 @@ const DRILLS: Drill[] = [
     quiesceMs: QUIESCE_MS,
     async fault(t) {
       const start = Date.now();
-      await t.kill('worker1', 'SIGKILL');
-      await sleep(3_000);
-      await t.start('worker1');
+      await t.restart('worker1', { signal: 'SIGKILL', downMs: 3_000 });
       return { start, end: Date.now() };
     },
   },
@@ -108,9 +106,7 @@ const DRILLS: Drill[] = [
     quiesceMs: QUIESCE_MS,
     async fault(t) {
       const start = Date.now();
-      await t.kill('gateway1', 'SIGKILL');
-      await sleep(3_000);
-      await t.start('gateway1');
+      await t.restart('gateway1', { signal: 'SIGKILL', downMs: 3_000 });
       return { start, end: Date.now() };
     },
   },

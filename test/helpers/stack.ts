@@ -242,6 +242,20 @@ export interface Tenant {
 let tenantCounter = 0;
 
 /** A customer with one user and one key; every test gets its own, so buckets and seats never mix. */
+/** Logs a service event for `tenant` straight through core's recorder: event traffic without a platform push. */
+export function recordServiceEvent(stack: Stack, tenant: Tenant, n: number) {
+  return stack.events.record({
+    customerId: tenant.customerId,
+    seatId: null,
+    platform: 'service',
+    type: 'service.endpoint.test',
+    event: 'endpoint_test',
+    occurredAt: new Date(),
+    data: { n },
+    sourceKey: `test-${tenant.customerId}-${n}`,
+  });
+}
+
 export async function createTenant(stack: Stack, opts: { seatQuota?: number; planExpiresAt?: Date } = {}): Promise<Tenant> {
   const { customer } = await stack.admin.createCustomer({
     name: `Tenant ${++tenantCounter}`,

@@ -4,7 +4,7 @@
  */
 import { call } from '../helpers/http';
 import { SseReader, type SseBlock } from '../helpers/sse';
-import { createTenant, startStack, type Stack, type Tenant } from '../helpers/stack';
+import { createTenant, recordServiceEvent, startStack, type Stack, type Tenant } from '../helpers/stack';
 
 describe('GET /v1/events/stream after its credential is withdrawn', () => {
   let stack: Stack;
@@ -14,17 +14,7 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
   afterAll(() => stack?.close());
 
   const open = (tenant: Tenant) => SseReader.open(`${stack.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
-  const record = (tenant: Tenant, n: number) =>
-    stack.events.record({
-      customerId: tenant.customerId,
-      seatId: null,
-      platform: 'service',
-      type: 'service.endpoint.test',
-      event: 'endpoint_test',
-      occurredAt: new Date(),
-      data: { n },
-      sourceKey: `revocation-${tenant.customerId}-${n}`,
-    });
+  const record = (tenant: Tenant, n: number) => recordServiceEvent(stack, tenant, n);
 
   /** Every block until the server ends the stream; fails if it is still open after `ms`. */
   async function untilEnded(reader: SseReader, ms: number): Promise<SseBlock[]> {

@@ -15,7 +15,7 @@ import { call } from '../helpers/http';
 import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
 import { eventually, receiverPool } from '../helpers/receivers';
 import { SseReader, type SseBlock } from '../helpers/sse';
-import { createBoundSeat, createTenant, requiredEnv, startStack, uniqueAccount, type Stack, type Tenant } from '../helpers/stack';
+import { createBoundSeat, createTenant, recordServiceEvent, requiredEnv, startStack, uniqueAccount, type Stack, type Tenant } from '../helpers/stack';
 import { postStream, streamingMultipart } from '../helpers/videos';
 
 /** Small, so that a handful of requests shows a rejection. */
@@ -176,17 +176,7 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
   describe('graceful stop', () => {
     // Each test stays under RATE requests with a tenant of its own; the SSE one has no endpoint,
     // so the events it records start no delivery.
-    const recordEvent = (tenant: Tenant, n: number) =>
-      stack.events.record({
-        customerId: tenant.customerId,
-        seatId: null,
-        platform: 'service',
-        type: 'service.endpoint.test',
-        event: 'endpoint_test',
-        occurredAt: new Date(),
-        data: { n },
-        sourceKey: `obs-${tenant.customerId}-${n}`,
-      });
+    const recordEvent = (tenant: Tenant, n: number) => recordServiceEvent(stack, tenant, n);
 
     async function nextEvent(reader: SseReader): Promise<SseBlock> {
       for (;;) {
