@@ -9,7 +9,7 @@ import Fastify from 'fastify';
 import postgres from 'postgres';
 import { hashApiKey } from '../../core/crypto/api-keys';
 import { SealedBox } from '../../core/crypto/sealed-box';
-import { authenticateAndMeter } from '../../core/db/repositories/access';
+import { apiKeyMeter } from '../../core/db/repositories/access';
 import { openDatabase } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
 import { EventRecorder } from '../../core/events/recorder';
@@ -79,10 +79,11 @@ async function main() {
   // Second baseline: the same two statements the full path runs per request (the authentication
   // and rate-limit write, then the seat list), so the ratio against it isolates what the layers cost.
   const bareDb = await openDatabase({ url, dataDir: '.data', poolSize: 10, migrate: false });
+  const meterKey = apiKeyMeter(bareDb.db, 1_000_000_000);
   const sameWork = Fastify();
   sameWork.get('/v1/seats', async (request, reply) => {
     const plaintext = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
-    const access = await authenticateAndMeter(bareDb.db, hashApiKey(plaintext), 1_000_000_000);
+    const access = await meterKey(hashApiKey(plaintext));
     if (!access) return reply.code(401).send({ code: 1001, message: 'invalid key', data: null });
     const rows = await sql`select * from seats where customer_id = ${access.customerId} order by id`;
     return { code: 0, message: 'ok', data: { items: rows } };

@@ -23,7 +23,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { hashApiKey } from '../../core/crypto/api-keys';
 import { SealedBox } from '../../core/crypto/sealed-box';
 import { openDatabase, rawQuery, type Database } from '../../core/db/client';
-import { authenticateAndMeter } from '../../core/db/repositories/access';
+import { apiKeyMeter } from '../../core/db/repositories/access';
 import { listEvents } from '../../core/db/repositories/events';
 import { listSeatsOfCustomer } from '../../core/db/repositories/seats';
 import { lockCustomer } from '../../core/db/repositories/tenancy';
@@ -117,7 +117,8 @@ async function startBaseline(database: Database, ratePerMinute: number, closers:
     customerOfKey.set(row.key_hash, row.customer_id);
   }
   const fromTable = async (req: FastifyRequest) => customerOfKey.get(hashApiKey(bearer(req)));
-  const fromStatement = async (req: FastifyRequest) => (await authenticateAndMeter(db, hashApiKey(bearer(req)), ratePerMinute))?.customerId;
+  const meterKey = apiKeyMeter(db, ratePerMinute);
+  const fromStatement = async (req: FastifyRequest) => (await meterKey(hashApiKey(bearer(req))))?.customerId;
 
   const bareApp = async (customerOf: (req: FastifyRequest) => Promise<string | undefined>) => {
     const app = Fastify();

@@ -5,7 +5,7 @@ import { createContextKey, type Interceptor } from '@connectrpc/connect';
 import { Access, access } from '../../gen/vps/options/v1/options_pb';
 import { parseBearer, hashApiKey } from '../crypto/api-keys';
 import type { Db } from '../db/client';
-import { authenticateAndMeter, retryAfterSeconds, type AccessRow } from '../db/repositories/access';
+import { apiKeyMeter, retryAfterSeconds, type AccessRow } from '../db/repositories/access';
 import { authenticateSessionAndMeter, DEFAULT_SESSION_LIFETIME } from '../db/repositories/console-sessions';
 import { CSRF_HEADER, csrfTokenMatches, csrfTokenOf, hashSessionToken, parseSessionHeader } from '../crypto/session-tokens';
 import { assertPlanActive, principalKey, type CustomerPrincipal } from '../context';
@@ -64,10 +64,11 @@ interface Authenticated {
  */
 export function accessInterceptor(deps: { db: Db; adminToken: string | undefined; ratePerMinute: number; sessionTtlMs?: number; metrics?: Metrics }): Interceptor {
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_LIFETIME.ttlMs;
+  const meterKey = apiKeyMeter(deps.db, deps.ratePerMinute);
   const authenticateKey = async (header: string | null): Promise<Authenticated> => {
     const key = parseBearer(header);
     if (!key) throw new ApiError(1001, 'API key missing or malformed: send the header "Authorization: Bearer <API_KEY>"');
-    const row = await authenticateAndMeter(deps.db, hashApiKey(key), deps.ratePerMinute);
+    const row = await meterKey(hashApiKey(key));
     if (!row) throw new ApiError(1001, 'API key invalid or revoked');
     return { row, apiKeyId: row.keyId };
   };

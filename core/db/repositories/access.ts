@@ -1,3 +1,4 @@
+import { Batcher } from '../batcher';
 import { rawQuery, type Db } from '../client';
 
 export interface AccessRow {
@@ -13,54 +14,94 @@ export interface AccessRow {
   tokensLeft: number | null;
 }
 
-/**
- * One atomic statement per request: finds the live key with its user and customer, draws one token
- * from the key's bucket (refilled continuously at `perMinute`, capped at `perMinute`), and touches
- * `last_used_at` at most once a minute. The bucket row lock serialises concurrent requests of one
- * key across every instance, so the limit holds however many gateways and cores there are.
- */
 // The bucket, refilled continuously up to its capacity ($2 per minute). `excluded.updated_at` is
-// this request's clock reading. A request that waited for the row lock read the clock before the
-// request that held it, so elapsed time is floored at zero and the bucket's time never moves back.
-export const REFILLED = `least($2::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ($2::float8 / 60))`;
+// this statement's clock reading. A statement that waited for the row lock read the clock before
+// the one that held it, so elapsed time is floored at zero and the bucket's time never moves back.
+const REFILLED = `least($2::float8, b.tokens + greatest(0, extract(epoch from (excluded.updated_at - b.updated_at))) * ($2::float8 / 60))`;
 
-const AUTHENTICATE_AND_METER = `
+/**
+ * The one rule of the token bucket, for every credential: an insert of (bucket_key, tokens, drawn,
+ * updated_at) that draws `wanted` tokens. A new bucket starts full; an existing one gives as many
+ * whole tokens as it holds, up to `wanted`. `drawn` carries `wanted` into the conflict branch and
+ * comes back as what was given.
+ */
+export function bucketDraw(wanted: string): { values: string; onConflict: string } {
+  const capped = `least(${wanted}, floor($2::float8))`;
+  return {
+    values: `$2::float8 - ${capped}, ${capped}::int, clock_timestamp()`,
+    onConflict: `on conflict (bucket_key) do update set
+      drawn = least(excluded.drawn, floor(${REFILLED}))::int,
+      tokens = ${REFILLED} - least(excluded.drawn, floor(${REFILLED})),
+      updated_at = greatest(b.updated_at, excluded.updated_at)
+    returning bucket_key, tokens, drawn`,
+  };
+}
+
+const KEY_DRAW = bucketDraw('wanted');
+
+// $1: the distinct key hashes, $3: how many requests each has in this statement.
+const AUTHENTICATE_AND_METER_KEYS = `
   with k as (
-    select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
+    select r.key_hash, r.wanted, k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
       coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired
-    from api_keys k
+    from unnest($1::text[], $3::int4[]) as r(key_hash, wanted)
+    join api_keys k on k.key_hash = r.key_hash and k.revoked_at is null
     join users u on u.id = k.user_id
     join customers c on c.id = k.customer_id
-    where k.key_hash = $1 and k.revoked_at is null
   ),
   bucket as (
-    insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
-    select key_id, $2::float8 - 1, clock_timestamp(), true from k where not user_disabled
-    on conflict (bucket_key) do update set
-      tokens = case when ${REFILLED} >= 1 then ${REFILLED} - 1 else ${REFILLED} end,
-      allowed = ${REFILLED} >= 1,
-      updated_at = greatest(b.updated_at, excluded.updated_at)
-    returning tokens, allowed
+    insert into rate_limit_buckets as b (bucket_key, tokens, drawn, updated_at)
+    select key_id, ${KEY_DRAW.values} from k where not user_disabled
+    -- Every statement locks its buckets in one order, so two statements sharing keys cannot deadlock.
+    order by key_id
+    ${KEY_DRAW.onConflict}
   ),
   touched as (
+    -- Best effort, at most once a minute: a row another statement holds is left to a later one.
     update api_keys set last_used_at = clock_timestamp()
-    from k
-    where api_keys.id = k.key_id and not k.user_disabled
-      and (api_keys.last_used_at is null or api_keys.last_used_at < clock_timestamp() - interval '1 minute')
+    where id in (
+      select a.id from api_keys a join k on a.id = k.key_id
+      where not k.user_disabled and (a.last_used_at is null or a.last_used_at < clock_timestamp() - interval '1 minute')
+      order by a.id
+      for update of a skip locked)
     returning 1
   )
-  select k.*, bucket.allowed, bucket.tokens from k left join bucket on true`;
+  select k.*, bucket.drawn, bucket.tokens from k left join bucket on bucket.bucket_key = k.key_id`;
 
 /**
- * One atomic statement per request: finds the live key with its user and customer, draws one token
- * from the key's bucket, and touches `last_used_at` at most once a minute. The bucket row lock
- * serialises concurrent requests of one key across every instance, so the limit holds however many
- * gateways and cores there are. Fixed text, so it is planned once per connection and built never.
+ * One atomic statement for a batch of requests: finds each live key with its user and customer,
+ * draws from each key's bucket (refilled continuously at `perMinute`, capped at `perMinute`) one
+ * token per request of that key, and touches `last_used_at` at most once a minute. The bucket row
+ * lock serialises the statements drawing from one key across every instance, so the limit holds
+ * however many gateways and cores there are. Answers each hash in the order given, and the requests
+ * of one key are served in that order. Fixed text, so it is planned once per connection.
  */
-export async function authenticateAndMeter(db: Db, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
-  const rows = await rawQuery<MeteredRow & { key_id: string }>(db, AUTHENTICATE_AND_METER, [keyHash, perMinute]);
-  const row = rows[0];
-  return row ? { keyId: row.key_id, ...meteredAccess(row) } : undefined;
+export async function authenticateAndMeterKeys(db: Db, keyHashes: readonly string[], perMinute: number): Promise<Array<AccessRow | undefined>> {
+  const wanted = new Map<string, number>();
+  for (const hash of keyHashes) wanted.set(hash, (wanted.get(hash) ?? 0) + 1);
+  const rows = await rawQuery<MeteredRow & { key_hash: string; key_id: string }>(db, AUTHENTICATE_AND_METER_KEYS, [[...wanted.keys()], perMinute, [...wanted.values()]]);
+  const rowOf = new Map(rows.map((row) => [row.key_hash, row]));
+  const served = new Map<string, number>();
+  return keyHashes.map((hash) => {
+    const row = rowOf.get(hash);
+    if (!row) return undefined;
+    const position = served.get(hash) ?? 0;
+    served.set(hash, position + 1);
+    return { keyId: row.key_id, ...meteredAccess(row, position) };
+  });
+}
+
+// Two statements in flight: one is answered while the next batch gathers, and one slow statement
+// does not hold up every request of the process. 256 keeps a statement's arrays small.
+const METER_BATCHING = { maxBatch: 256, maxInFlight: 1 };
+
+/**
+ * Authenticates and meters API keys with one statement per batch of concurrent requests (see
+ * ../batcher): under load, every request waiting shares one authentication and rate-limit write.
+ */
+export function apiKeyMeter(db: Db, perMinute: number): (keyHash: string) => Promise<AccessRow | undefined> {
+  const batcher = new Batcher<string, AccessRow | undefined>((hashes) => authenticateAndMeterKeys(db, hashes, perMinute), METER_BATCHING);
+  return (keyHash) => batcher.call(keyHash);
 }
 
 /** The columns every authenticate-and-meter statement returns, whatever the credential. */
@@ -70,20 +111,31 @@ export interface MeteredRow {
   user_disabled: boolean;
   plan_expires_at: string | Date | null;
   plan_expired: boolean;
-  allowed: boolean | null;
+  /** Tokens the statement gave the credential's requests; null when the user is disabled. */
+  drawn: number | null;
   tokens: number | string | null;
 }
 
-export function meteredAccess(row: MeteredRow): Omit<AccessRow, 'keyId'> {
+/** The access of the request at `position` (0-based, arrival order) among its statement's requests of one credential. */
+export function meteredAccess(row: MeteredRow, position: number): Omit<AccessRow, 'keyId'> {
   return {
     customerId: row.customer_id,
     userId: row.user_id,
     userDisabled: row.user_disabled,
     planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
     planExpired: row.plan_expired,
-    allowed: row.allowed,
-    tokensLeft: row.tokens === null ? null : Number(row.tokens),
+    ...shareOfDraw(row.drawn, row.tokens === null ? null : Number(row.tokens), position),
   };
+}
+
+/**
+ * Shares what one statement drew among its requests of one bucket, in order: the first `drawn` are
+ * let through, each seeing the tokens its successors will still take; the rest are refused and see
+ * what the bucket holds.
+ */
+export function shareOfDraw(drawn: number | null, tokensAfter: number | null, position: number): Pick<AccessRow, 'allowed' | 'tokensLeft'> {
+  if (drawn === null || tokensAfter === null) return { allowed: null, tokensLeft: null };
+  return position < drawn ? { allowed: true, tokensLeft: tokensAfter + (drawn - position - 1) } : { allowed: false, tokensLeft: tokensAfter };
 }
 
 /** Seconds until one token is back, never less than 1 (Retry-After is a whole number). */

@@ -6,7 +6,7 @@ import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { rawQuery, type Db, type Executor } from '../client';
 import { consoleSessions, users } from '../schema';
 import { newId } from '../../ids';
-import { meteredAccess, REFILLED, type AccessRow, type MeteredRow } from './access';
+import { bucketDraw, meteredAccess, type AccessRow, type MeteredRow } from './access';
 import type { UserRow } from './tenancy';
 
 export interface SessionLifetime {
@@ -60,6 +60,7 @@ export type SessionAccessRow = Omit<AccessRow, 'keyId'> & { sessionId: string };
 // the buckets of the customer's API keys (keys ids and user ids never collide, by their prefixes).
 // The expiry moves forward on use, at most once a minute (or half the idle lifetime, if shorter),
 // never past the absolute expiry.
+const SESSION_DRAW = bucketDraw('1');
 const NEXT_EXPIRY = `least(console_sessions.absolute_expires_at, clock_timestamp() + $3::float8 * interval '1 millisecond')`;
 const AUTHENTICATE_SESSION_AND_METER = `
   with s as (
@@ -71,13 +72,9 @@ const AUTHENTICATE_SESSION_AND_METER = `
     where s.token_hash = $1 and s.expires_at > clock_timestamp() and s.absolute_expires_at > clock_timestamp()
   ),
   bucket as (
-    insert into rate_limit_buckets as b (bucket_key, tokens, updated_at, allowed)
-    select user_id, $2::float8 - 1, clock_timestamp(), true from s where not user_disabled
-    on conflict (bucket_key) do update set
-      tokens = case when ${REFILLED} >= 1 then ${REFILLED} - 1 else ${REFILLED} end,
-      allowed = ${REFILLED} >= 1,
-      updated_at = greatest(b.updated_at, excluded.updated_at)
-    returning tokens, allowed
+    insert into rate_limit_buckets as b (bucket_key, tokens, drawn, updated_at)
+    select user_id, ${SESSION_DRAW.values} from s where not user_disabled
+    ${SESSION_DRAW.onConflict}
   ),
   touched as (
     update console_sessions set expires_at = ${NEXT_EXPIRY}
@@ -86,14 +83,14 @@ const AUTHENTICATE_SESSION_AND_METER = `
       and console_sessions.expires_at < ${NEXT_EXPIRY} - least(interval '1 minute', $3::float8 * interval '0.5 millisecond')
     returning 1
   )
-  select s.*, bucket.allowed, bucket.tokens from s left join bucket on true`;
+  select s.*, bucket.drawn, bucket.tokens from s left join bucket on true`;
 
 /**
- * One atomic statement per request, like an API key's: finds the live session with its user and
- * customer, draws one token from the user's bucket and extends the idle expiry.
+ * One atomic statement per request, with the bucket rule of API keys: finds the live session with
+ * its user and customer, draws one token from the user's bucket and extends the idle expiry.
  */
 export async function authenticateSessionAndMeter(db: Db, tokenHash: string, perMinute: number, ttlMs: number): Promise<SessionAccessRow | undefined> {
   const rows = await rawQuery<MeteredRow & { session_id: string }>(db, AUTHENTICATE_SESSION_AND_METER, [tokenHash, perMinute, ttlMs]);
   const row = rows[0];
-  return row ? { sessionId: row.session_id, ...meteredAccess(row) } : undefined;
+  return row ? { sessionId: row.session_id, ...meteredAccess(row, 0) } : undefined;
 }

@@ -1,0 +1,59 @@
+/**
+ * Gathers the calls that arrive while earlier statements are in flight and runs them as one
+ * statement. There is no timer: an idle service runs each call at once, a busy one serves many
+ * calls per statement, so the database's per-statement cost is shared out as the load grows.
+ */
+export interface BatcherOptions {
+  /** Calls in one statement at most, which bounds its parameters and its time. */
+  maxBatch: number;
+  /** Statements in flight at once; further calls wait for one of them to end. */
+  maxInFlight: number;
+}
+
+interface Waiting<In, Out> {
+  input: In;
+  resolve: (output: Out) => void;
+  reject: (err: unknown) => void;
+}
+
+export class Batcher<In, Out> {
+  private readonly waiting: Array<Waiting<In, Out>> = [];
+  private inFlight = 0;
+
+  /** `run` answers every input of a batch, in the order given. */
+  constructor(
+    private readonly run: (inputs: readonly In[]) => Promise<readonly Out[]>,
+    private readonly options: BatcherOptions,
+  ) {
+    if (!(options.maxBatch >= 1 && options.maxInFlight >= 1)) throw new Error('Batcher: maxBatch and maxInFlight must be at least 1');
+  }
+
+  call(input: In): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.waiting.push({ input, resolve, reject });
+      this.startBatches();
+    });
+  }
+
+  private startBatches(): void {
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.options.maxBatch);
+      this.inFlight++;
+      void this.settle(batch).finally(() => {
+        this.inFlight--;
+        this.startBatches();
+      });
+    }
+  }
+
+  private async settle(batch: Array<Waiting<In, Out>>): Promise<void> {
+    try {
+      const outputs = await this.run(batch.map((w) => w.input));
+      if (outputs.length !== batch.length) throw new Error(`Batcher: ${outputs.length} answers for ${batch.length} calls`);
+      batch.forEach((w, i) => w.resolve(outputs[i]!));
+    } catch (err) {
+      // Every call of the batch fails as it would have failed on its own statement.
+      for (const w of batch) w.reject(err);
+    }
+  }
+}
