@@ -3,7 +3,9 @@ import type { FastifySchema } from 'fastify';
 
 /** ISO 8601 UTC timestamp, or null when the moment has not happened. */
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+// A type list rather than a union: the response serializer writes a type list directly, but tries a
+// union's branches one by one with the validator, which cost more than the rest of a seat's JSON.
+export const NullableTimestamp = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
 
 /** The success envelope around a route's data. */
 export function okEnvelope<T extends TSchema>(data: T) {
