@@ -1,4 +1,4 @@
-import { retryAfterSeconds } from '../../core/db/repositories/access';
+import { retryAfterSeconds, shareOfDraw } from '../../core/db/repositories/access';
 
 describe('retryAfterSeconds', () => {
   it.each([
@@ -28,5 +28,37 @@ describe('retryAfterSeconds', () => {
         expect(Number.isInteger(retryAfterSeconds(tokensLeft, perMinute))).toBe(true);
       }
     }
+  });
+});
+
+describe('shareOfDraw', () => {
+  // A statement carried 5 requests of one key and drew 3 tokens, leaving 0.4 in the bucket.
+  it.each([
+    [0, { allowed: true, tokensLeft: 2.4 }],
+    [1, { allowed: true, tokensLeft: 1.4 }],
+    [2, { allowed: true, tokensLeft: 0.4 }],
+    [3, { allowed: false, tokensLeft: 0.4 }],
+    [4, { allowed: false, tokensLeft: 0.4 }],
+  ])('gives the request at position %i of 3 drawn %o', (position, expected) => {
+    expect(shareOfDraw(3, 0.4, position)).toEqual(expected);
+  });
+
+  it('gives each allowed request its own count of tokens left, down to what the bucket holds', () => {
+    const left = [0, 1, 2, 3, 4, 5].map((position) => shareOfDraw(6, 54, position).tokensLeft);
+    expect(left).toEqual([59, 58, 57, 56, 55, 54]);
+  });
+
+  it('refuses every request when nothing was drawn', () => {
+    for (const position of [0, 1, 7]) {
+      expect(shareOfDraw(0, 0.75, position)).toEqual({ allowed: false, tokensLeft: 0.75 });
+    }
+  });
+
+  it.each([
+    [null, 3],
+    [2, null],
+    [null, null],
+  ])('answers nulls for a credential that drew nothing (drawn %p, tokens %p)', (drawn, tokens) => {
+    expect(shareOfDraw(drawn, tokens, 0)).toEqual({ allowed: null, tokensLeft: null });
   });
 });
