@@ -1,20 +1,17 @@
-import { and, asc, count, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import type { Executor } from '../client';
-import { preparedQuery } from '../prepared';
+import { and, asc, count, eq, isNotNull, isNull, or } from 'drizzle-orm';
+import { rawQuery, type Db, type Executor } from '../client';
+import { rowReader } from '../row-reader';
 import { customers, seats, type SeatTrack } from '../schema';
 import { newId } from '../../ids';
 
 export type SeatRow = typeof seats.$inferSelect;
 
-export async function listSeatsOfCustomer(db: Executor, customerId: string): Promise<SeatRow[]> {
-  const query = preparedQuery(db, 'list_seats_of_customer', (d) =>
-    d
-      .select()
-      .from(seats)
-      .where(eq(seats.customerId, sql.placeholder('customerId')))
-      .orderBy(asc(seats.id)),
-  );
-  return query.execute({ customerId });
+const readSeat = rowReader(seats);
+const SEATS_OF_CUSTOMER = 'select * from seats where customer_id = $1 order by id';
+
+/** On the path of GET /v1/seats: fixed text, prepared once per connection, rows read without drizzle's per-row checks. */
+export async function listSeatsOfCustomer(db: Db, customerId: string): Promise<SeatRow[]> {
+  return (await rawQuery<Record<string, unknown>>(db, SEATS_OF_CUSTOMER, [customerId])).map(readSeat);
 }
 
 export async function findSeat(db: Executor, id: string): Promise<SeatRow | undefined> {
