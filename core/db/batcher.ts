@@ -8,6 +8,11 @@ export interface BatcherOptions {
   maxBatch: number;
   /** Statements in flight at once; further calls wait for one of them to end. */
   maxInFlight: number;
+  /**
+   * A statement in flight this long gives up its place, so one that hangs (say, on a connection
+   * that died without a reset) cannot hold up every later call. It still answers its own calls.
+   */
+  stallMs?: number;
 }
 
 interface Waiting<In, Out> {
@@ -39,9 +44,17 @@ export class Batcher<In, Out> {
     while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight++;
-      void this.settle(batch).finally(() => {
+      let holding = true;
+      const release = () => {
+        if (!holding) return;
+        holding = false;
         this.inFlight--;
         this.startBatches();
+      };
+      const stalled = this.options.stallMs === undefined ? undefined : setTimeout(release, this.options.stallMs).unref();
+      void this.settle(batch).finally(() => {
+        clearTimeout(stalled);
+        release();
       });
     }
   }

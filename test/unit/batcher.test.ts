@@ -186,6 +186,51 @@ describe('Batcher', () => {
     await expect(batcher.call(2)).resolves.toBe(4);
   });
 
+  describe('a stalled statement', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('gives up its place after stallMs, so the calls behind it run, and still answers its own calls', async () => {
+      const { runs, run } = controlledRun<number, number>();
+      const batcher = new Batcher(run, { maxBatch: 10, maxInFlight: 1, stallMs: 50 });
+      const stuck = track(batcher.call(1));
+      const behind = batcher.call(2);
+      await flush();
+      jest.advanceTimersByTime(49);
+      await flush();
+      expect(runs.map((r) => r.inputs)).toEqual([[1]]);
+
+      jest.advanceTimersByTime(1);
+      await flush();
+      expect(runs.map((r) => r.inputs)).toEqual([[1], [2]]);
+      runs[1]!.answer([20]);
+      await expect(behind).resolves.toBe(20);
+
+      runs[0]!.answer([10]);
+      await flush();
+      expect(stuck).toMatchObject({ settled: true, value: 10 });
+      // Its late end does not free a second place: two calls now still go one batch at a time.
+      const next = [3, 4].map((n) => batcher.call(n));
+      await flush();
+      expect(runs.map((r) => r.inputs)).toEqual([[1], [2], [3]]);
+      runs[2]!.answer([30]);
+      await flush();
+      expect(runs.map((r) => r.inputs)).toEqual([[1], [2], [3], [4]]);
+      runs[3]!.answer([40]);
+      await expect(Promise.all(next)).resolves.toEqual([30, 40]);
+    });
+
+    it('leaves no timer behind a statement that ends in time', async () => {
+      const { runs, run } = controlledRun<number, number>();
+      const batcher = new Batcher(run, { maxBatch: 10, maxInFlight: 1, stallMs: 50 });
+      const result = batcher.call(1);
+      runs[0]!.answer([10]);
+      await expect(result).resolves.toBe(10);
+      await flush();
+      expect(jest.getTimerCount()).toBe(0);
+    });
+  });
+
   it.each([
     [{ maxBatch: 0, maxInFlight: 1 }],
     [{ maxBatch: 1, maxInFlight: 0 }],

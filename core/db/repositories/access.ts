@@ -98,8 +98,9 @@ export async function authenticateAndMeterKeys(db: Db, keyHashes: readonly strin
 // One statement in flight per process, as in a group commit: the next batch gathers while it runs.
 // Two in flight drew from the same hot bucket at once, and the second then waited on the first's
 // row lock: measured on GET /v1/seats, that cost Postgres up to 40 µs of CPU per request more. 256
-// keeps a statement's arrays small.
-const METER_BATCHING = { maxBatch: 256, maxInFlight: 1 };
+// keeps a statement's arrays small. A statement normally takes a few milliseconds; one still
+// running after a second lets the next batch start beside it.
+const METER_BATCHING = { maxBatch: 256, maxInFlight: 1, stallMs: 1_000 };
 
 /**
  * Authenticates and meters API keys with one statement per batch of concurrent requests (see
