@@ -160,6 +160,7 @@ export function createCore(deps: CoreDeps): Core {
       temporalClient: deps.temporalClient,
       taskQueue: deps.taskQueue,
       settings: deps.publishing,
+      logger: deps.logger,
     }),
     shopCatalog: new ShopCatalogService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, productCacheTtlMs: deps.shop.productCacheTtlMs }),
     prechecks: new PrecheckService({ db: deps.db, temporalClient: deps.temporalClient, taskQueue: deps.taskQueue, settings: deps.shop.precheck }),

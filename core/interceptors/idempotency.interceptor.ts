@@ -72,7 +72,9 @@ export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox:
     try {
       res = await next(req);
     } catch (err) {
-      await releaseIdempotencyKey(deps.db, principal.customerId, key);
+      await freeKey(() => releaseIdempotencyKey(deps.db, principal.customerId, key), RELEASE_RETRY_DELAYS_MS, (releaseErr) =>
+        deps.logger.error({ err: releaseErr, customerId: principal.customerId }, 'could not free the Idempotency-Key of a failed request; repeats answer 2002 until it is abandoned'),
+      );
       throw err;
     }
     if (!res.stream) {
@@ -87,4 +89,29 @@ export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox:
     }
     return res;
   };
+}
+
+/**
+ * After a failed first try, about a minute of further tries to free a key: long enough for a
+ * database restart (the usual reason both the request and the first try failed).
+ */
+export const RELEASE_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+
+/**
+ * Frees the key of a request that failed, so that a repeat runs it again. Until the key is free,
+ * repeats hear "in progress", and only after ABANDONED_AFTER_MS may one take the key over: so when
+ * the database cannot be reached, the freeing goes on in the background, on `retryDelaysMs`, while
+ * the request answers with its own error at once. `onGiveUp` hears the last failure.
+ */
+export async function freeKey(release: () => Promise<void>, retryDelaysMs: readonly number[], onGiveUp: (err: unknown) => void): Promise<void> {
+  try {
+    await release();
+  } catch (err) {
+    const retry = (attempt: number, lastErr: unknown) => {
+      const delay = retryDelaysMs[attempt];
+      if (delay === undefined) return onGiveUp(lastErr);
+      setTimeout(() => release().catch((next: unknown) => retry(attempt + 1, next)), delay).unref();
+    };
+    retry(0, err);
+  }
 }

@@ -4,6 +4,7 @@
  * second finds the first), its workflow started, and a short wait for the official handle, so
  * that the answer carries the id to poll with, as the spec's response promises.
  */
+import type { Logger } from '../logger';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import * as records from '../db/repositories/publish-records';
@@ -39,7 +40,7 @@ export interface NewPublish {
 
 export class PublishIntake {
   constructor(
-    private readonly deps: { db: Db; events: EventRecorder; temporalClient: () => Promise<Client>; taskQueue: string; settings: IntakeSettings },
+    private readonly deps: { db: Db; events: EventRecorder; temporalClient: () => Promise<Client>; taskQueue: string; settings: IntakeSettings; logger: Logger },
   ) {}
 
   /** The stored and started record, or the id of the record that already holds the file id. */
@@ -101,12 +102,23 @@ export class PublishIntake {
     }
   }
 
+  /**
+   * Waits a little for the submit, so that most answers carry the share id. Only a courtesy: the
+   * record is stored and its workflow started, so the publish is accepted whatever happens here. A
+   * read that fails (the database restarting) ends the wait with the record as it was, rather than
+   * failing a request whose work is under way: a caller told it failed would publish again.
+   */
   private async awaitSubmit(row: PublishRecordRow): Promise<PublishRecordRow> {
     const deadline = Date.now() + this.deps.settings.submitWaitMs;
     let current = row;
     for (let pause = 25; !current.shareId && !isTerminal(current.status) && Date.now() < deadline; pause = Math.min(pause * 2, 100)) {
       await new Promise((resolve) => setTimeout(resolve, pause));
-      current = (await records.findPublishRecord(this.deps.db, row.id)) ?? current;
+      try {
+        current = (await records.findPublishRecord(this.deps.db, row.id)) ?? current;
+      } catch (err) {
+        this.deps.logger.warn({ err, recordId: row.id }, 'could not read the publish record while waiting for its submit; answering with it as stored');
+        break;
+      }
     }
     return current;
   }

@@ -4,6 +4,7 @@
  * stores it and starts its workflow, and reading publish state. The submit itself happens in the
  * workflow, once.
  */
+import type { Logger } from '../logger';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@temporalio/client';
@@ -80,6 +81,7 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
       temporalClient: () => Promise<Client>;
       taskQueue: string;
       settings: PublishSettings;
+      logger: Logger;
     },
   ) {
     this.accountSettings = new AccountSettingsCache(deps.upstream);
