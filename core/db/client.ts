@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
-import { allowPreparedStatements } from './prepared';
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -98,7 +97,6 @@ async function openPostgres(url: string, poolSize: number, runMigrations: boolea
   }
   const client = postgres(url, { max: poolSize, onnotice: () => undefined, backoff: (failures) => reconnectDelaySeconds(failures) });
   const db = drizzle(preparedStatements ? alwaysPrepare(client) : client, { schema }) as unknown as Db;
-  if (preparedStatements) allowPreparedStatements(db);
   return {
     db,
     kind: 'postgres',
@@ -118,7 +116,6 @@ async function openPglite(dataDir: string, runMigrations: boolean): Promise<Data
   fs.mkdirSync(dir, { recursive: true });
   const client = await PGlite.create(dir);
   const db = drizzle(client, { schema }) as unknown as Db;
-  allowPreparedStatements(db);
   if (runMigrations) {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });

@@ -4,9 +4,9 @@
  * second finds the first), its workflow started, and a short wait for the official handle, so
  * that the answer carries the id to poll with, as the spec's response promises.
  */
-import type { Logger } from '../logger';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Db } from '../db/client';
+import type { Logger } from '../logger';
 import * as records from '../db/repositories/publish-records';
 import type { PublishRecordRow } from '../db/repositories/publish-records';
 import { holdFileForPublish, lockVideo, releaseFileFromPublish } from '../db/repositories/videos';
