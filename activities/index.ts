@@ -8,7 +8,8 @@ import type { Metrics } from '../core/observability/metrics';
 import { createPublishActivities } from './publish.activities';
 import { createVideoActivities } from './videos.activities';
 import { createPrecheckActivities } from './precheck.activities';
-import { createDeliveryActivities } from './delivery.activities';
+import { createDeliveryActivities, type DeliveryQueueSettings } from './delivery.activities';
+import type { DeliveryDispatcher } from '../core/temporal/delivery-dispatcher';
 import { createHealthActivities } from './health.activities';
 import { createTokenActivities } from './tokens.activities';
 
@@ -22,6 +23,8 @@ export interface ActivityDeps {
   disableEndpointAfterMs: number;
   maxInFlightPerEndpoint: number;
   events: EventRecorder;
+  dispatcher: DeliveryDispatcher;
+  deliveryQueue: DeliveryQueueSettings;
   media: MediaStore;
   allowInsecureSourceUrls: boolean;
   metrics: Metrics;

@@ -33,6 +33,9 @@ import { sealCredentials } from '../core/upstream/credentials';
 import { SANDBOX_APP } from '../core/upstream/settings';
 import { buildApp } from '../gateway/app';
 
+/** The embedded defaults of the delivery queue (config: DELIVERY_DRAIN_*, DELIVERY_WAKE_*, DELIVERY_SWEEP_*). */
+const BENCH_DELIVERY_QUEUE = { lingerMs: 2_000, maxDrainMs: 15_000, wakeCoalesceMs: 1_000, sweepIntervalMs: 10_000, sweepGraceMs: 5_000 };
+
 export const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A positive integer setting from the environment; a bad value stops the run with its name. */
@@ -186,6 +189,8 @@ export async function startBenchStack(opts: {
       settings: temporalSettings,
       taskQueue,
       db: opened.db,
+      listen: opened.listen,
+      deliveryQueue: BENCH_DELIVERY_QUEUE,
       sealedBox,
       upstream: opts.upstream,
       events,

@@ -33,6 +33,7 @@ export interface TokenRefreshStep {
   refreshAt?: number;
 }
 
+/** The input of the per-delivery workflows that ran before the endpoint queues; kept so they can finish. */
 export interface WebhookDeliveryInput {
   deliveryId: string;
   /** Pauses between attempts; after the last pause's attempt fails, the delivery has failed. */
@@ -42,7 +43,46 @@ export interface WebhookDeliveryInput {
 
 /** delivered: a 2xx; gone: the receiver answered 410 and its endpoint was disabled; cancelled: the endpoint was deleted or disabled. */
 /** busy: the endpoint's concurrency limit is reached; the attempt did not happen and is tried again shortly. */
-export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'cancelled' | 'failed' | 'busy';
+/** queued: the delivery was handed to its endpoint's queue, which makes its remaining attempts. */
+export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'cancelled' | 'failed' | 'busy' | 'queued';
+
+/** One long-running workflow per webhook endpoint drains that endpoint's delivery queue. */
+export interface EndpointDeliveriesInput {
+  endpointId: string;
+  customerId: string;
+  /** The queue's figures when the previous run continued as new; absent on a first start. */
+  figures?: QueueFigures;
+}
+
+/** Signal: rows became due (coalesced: one signal may stand for any number of rows). */
+export const ENDPOINT_DELIVERIES_WAKE_SIGNAL = 'wake';
+/** Query: the queue's figures as of the last drain. */
+export const ENDPOINT_DELIVERIES_QUERY = 'queue';
+
+/** An endpoint queue's figures, as the console, the CLI and the workflow query show them. */
+export interface QueueFigures {
+  /** Pending deliveries (due now, waiting for a retry, or in flight). */
+  backlog: number;
+  /** Pending deliveries due now or earlier, not in flight. */
+  due: number;
+  /** Deliveries being sent right now. */
+  inFlight: number;
+  /** ISO time of the oldest due row still waiting; null when none is due. */
+  oldestDueAt: string | null;
+  /** ISO time of the next row that becomes due; null when nothing is pending. */
+  nextDueAt: string | null;
+  /** ISO time these figures were measured. */
+  measuredAt: string;
+}
+
+/** What one drain activity did, and what the queue looks like at its end. */
+export interface DrainResult {
+  /** Attempts made in this drain. */
+  attempted: number;
+  /** The endpoint was deleted or disabled: its pending rows are cancelled and the queue ends. */
+  closed: boolean;
+  figures: QueueFigures;
+}
 
 export interface VideoUploadInput {
   videoId: string;

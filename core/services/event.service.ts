@@ -107,7 +107,7 @@ export class EventService implements ServiceImpl<typeof EventServiceDesc> {
       if (!endpoint || endpoint.customerId !== customerId || endpoint.deletedAt) throw new ApiError(1005, `webhook endpoint ${req.endpointId} does not exist`);
       if (endpoint.disabledAt) throw invalidField('endpointId', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'})`);
     }
-    const deliveries = await this.deps.events.fanOut(event, { reason: 'redeliver', ...(req.endpointId ? { endpointId: req.endpointId } : {}) });
+    const deliveries = await this.deps.events.redeliver(event, req.endpointId ? { endpointId: req.endpointId } : {});
     return { deliveries: deliveries.map((d) => toDelivery({ ...d, eventType: event.type })) };
   }
 

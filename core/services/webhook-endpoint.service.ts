@@ -14,6 +14,7 @@ import { customerOf } from '../context';
 import type { Db } from '../db/client';
 import { lockCustomer } from '../db/repositories/tenancy';
 import { listUndeliveredEvents } from '../db/repositories/events';
+import { cancelQueue } from '../db/repositories/delivery-queue';
 import {
   countLiveEndpoints,
   deleteEndpoint,
@@ -114,7 +115,7 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
     // The SQL filter reads "*" as "every type"; the test events sent to other endpoints (or to this
     // one, once) are not this endpoint's to recover.
     const batch = missed.slice(0, MAX_RECOVER_EVENTS).filter((e) => endpoint.eventTypes.some((p) => patternMatches(p, e.type)));
-    for (const event of batch) await this.deps.events.fanOut(event, { reason: 'redeliver', endpointId: endpoint.id });
+    for (const event of batch) await this.deps.events.redeliver(event, { endpointId: endpoint.id });
     return { redelivered: batch.length, truncated: missed.length > MAX_RECOVER_EVENTS };
   }
 
@@ -151,7 +152,13 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
 
   async deleteEndpoint(req: DeleteEndpointRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    const row = await deleteEndpoint(this.deps.db, customerId, req.id);
+    // Its queue ends with it: pending deliveries are cancelled in the same transaction, and the
+    // notice wakes the queue's workflow, which finds the endpoint gone and ends.
+    const row = await this.deps.db.transaction(async (tx) => {
+      const deleted = await deleteEndpoint(tx, customerId, req.id);
+      if (deleted) await cancelQueue(tx, deleted);
+      return deleted;
+    });
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
     return { id: row.id };
   }

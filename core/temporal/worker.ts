@@ -2,7 +2,7 @@ import os from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { SealedBox } from '../crypto/sealed-box';
-import type { Db } from '../db/client';
+import type { Database, Db } from '../db/client';
 import type { EventRecorder } from '../events/recorder';
 import type { Upstream } from '../upstream';
 import type { Logger } from '../logger';
@@ -10,6 +10,21 @@ import type { MediaStore } from '../media/storage';
 import { temporalTls, type TemporalSettings } from './connection';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import type { OutcomeSinks } from '../../workflows/interceptors';
+import { DeliveryDispatcher } from './delivery-dispatcher';
+
+/** How endpoint delivery queues are drained and woken (README, Decisions: webhook delivery). */
+export interface DeliveryQueueOptions {
+  /** An idle drain waits this long for new rows before it ends. */
+  lingerMs: number;
+  /** A drain ends after this long and its workflow starts the next. */
+  maxDrainMs: number;
+  /** A queue's workflow is signalled at most once in this window by one worker. */
+  wakeCoalesceMs: number;
+  /** How often overdue, unclaimed rows are looked for. */
+  sweepIntervalMs: number;
+  /** Due this long and unclaimed, a row counts as overdue. */
+  sweepGraceMs: number;
+}
 
 export interface RunningWorker {
   identity: string;
@@ -45,6 +60,9 @@ export async function startWorker(opts: {
   settings: TemporalSettings;
   taskQueue: string;
   db: Db;
+  /** Notifications of the database, on which queued deliveries wake their endpoint's drain. */
+  listen: Database['listen'];
+  deliveryQueue: DeliveryQueueOptions;
   sealedBox: SealedBox;
   upstream: Upstream;
   events: EventRecorder;
@@ -68,33 +86,52 @@ export async function startWorker(opts: {
     tls: temporalTls(opts.settings),
     ...(opts.settings.TEMPORAL_API_KEY ? { apiKey: opts.settings.TEMPORAL_API_KEY } : {}),
   });
-  const worker = await Worker.create({
-    connection,
-    namespace: opts.settings.TEMPORAL_NAMESPACE,
-    taskQueue: opts.taskQueue,
-    identity,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({
-      db: opts.db,
-      workerIdentity: identity,
-      sealedBox: opts.sealedBox,
-      upstream: opts.upstream,
-      events: opts.events,
-      allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
-      disableEndpointAfterMs: opts.disableEndpointAfterMs,
-      maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint,
-      media: opts.media,
-      allowInsecureSourceUrls: opts.allowInsecureSourceUrls,
-      logger: opts.logger,
-      metrics,
-    }),
-    interceptors: { workflowModules: [require.resolve('../../workflows/interceptors')] },
-    sinks: outcomeSinks(metrics),
-    // The default of 0 would cancel in-flight activities on every deploy.
-    shutdownGraceTime: opts.shutdownGraceMs,
-    ...(opts.stickyQueueTimeoutMs ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueTimeoutMs } : {}),
+  const dispatcher = new DeliveryDispatcher({
+    db: opts.db,
+    listen: opts.listen,
+    temporalClient: () => opts.events.temporalClient(),
+    logger: opts.logger,
+    settings: { taskQueue: opts.taskQueue, ...opts.deliveryQueue },
   });
-  const done = worker.run().finally(() => connection.close());
+  await dispatcher.start();
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      connection,
+      namespace: opts.settings.TEMPORAL_NAMESPACE,
+      taskQueue: opts.taskQueue,
+      identity,
+      workflowsPath: require.resolve('../../workflows'),
+      activities: createActivities({
+        db: opts.db,
+        workerIdentity: identity,
+        sealedBox: opts.sealedBox,
+        upstream: opts.upstream,
+        events: opts.events,
+        allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
+        disableEndpointAfterMs: opts.disableEndpointAfterMs,
+        maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint,
+        dispatcher,
+        deliveryQueue: opts.deliveryQueue,
+        media: opts.media,
+        allowInsecureSourceUrls: opts.allowInsecureSourceUrls,
+        logger: opts.logger,
+        metrics,
+      }),
+      interceptors: { workflowModules: [require.resolve('../../workflows/interceptors')] },
+      sinks: outcomeSinks(metrics),
+      // The default of 0 would cancel in-flight activities on every deploy.
+      shutdownGraceTime: opts.shutdownGraceMs,
+      ...(opts.stickyQueueTimeoutMs ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueTimeoutMs } : {}),
+    });
+  } catch (err) {
+    await dispatcher.close();
+    throw err;
+  }
+  const done = worker.run().finally(async () => {
+    await dispatcher.close();
+    await connection.close();
+  });
   done.catch((err: unknown) => opts.logger.fatal({ err }, 'worker stopped with an error'));
   opts.logger.info({ taskQueue: opts.taskQueue, identity }, 'worker polling');
   return {
@@ -102,6 +139,8 @@ export async function startWorker(opts: {
     done,
     state: () => worker.getState(),
     async stop() {
+      // Drains hand their queues back at once instead of lingering into the grace time.
+      dispatcher.beginShutdown();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
     },

@@ -7,10 +7,8 @@ export const workflowIds = {
   healthCheck: (nonce: string) => `health-check-${nonce}`,
   /** One per seat: starting it again while it runs is a no-op. */
   tokenRefresh: (seatId: string) => `token-refresh-${seatId}`,
-  /** The first delivery of an event to an endpoint: at most one, however often ingestion retries. */
-  delivery: (eventId: string, endpointId: string) => `deliver-${eventId}-${endpointId}`,
-  /** Each redelivery is a run of its own. */
-  redelivery: (eventId: string, endpointId: string, deliveryId: string) => `deliver-${eventId}-${endpointId}-${deliveryId}`,
+  /** One per webhook endpoint: the long-running workflow that drains its delivery queue. */
+  endpointDeliveries: (endpointId: string) => `endpoint-deliveries-${endpointId}`,
   /** The fetch or shop hand-off of one library record. */
   videoUpload: (videoId: string) => `upload-${videoId}`,
   /** The 7-day lifetime of one video track record. */

@@ -66,6 +66,9 @@ export const TEST_PUBLISHING: PublishSettings = {
 
 export const TEST_PRECHECK: PrecheckSettings = { dailyQuota: 50, pollIntervalMs: 100, pollAttempts: 50 };
 
+/** Drains and sweeps on a test's time scale: a missed wake-up is found within a second or two. */
+export const TEST_DELIVERY_QUEUE = { lingerMs: 500, maxDrainMs: 5_000, wakeCoalesceMs: 200, sweepIntervalMs: 1_000, sweepGraceMs: 1_000 };
+
 /** Webhook retries in seconds instead of days. */
 export const TEST_DELIVERY = { retryScheduleMs: [200, 400, 800], attemptTimeoutMs: 2_000 };
 
@@ -211,6 +214,8 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     settings: { address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false },
     taskQueue,
     db: stack.database.db,
+    listen: stack.database.listen,
+    deliveryQueue: TEST_DELIVERY_QUEUE,
     sealedBox: stack.sealedBox,
     upstream,
     events: stack.events,

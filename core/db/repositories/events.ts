@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
 import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
 import { newId } from '../../ids';
-import { queryRows, type Db, type Executor } from '../client';
-import { deliveries, deliveryAttempts, deliveryLeases, events, type DeliveryStatus } from '../schema';
+import type { Db, Executor, Tx } from '../client';
+import { deliveries, deliveryAttempts, events, type DeliveryStatus } from '../schema';
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -24,8 +24,14 @@ export interface NewEvent {
  * Stores an event once and notifies the listeners, in one transaction. Inserts of one customer
  * are serialised by an advisory lock so that positions commit in increasing order: a reader that
  * has seen position N will never later find a committed event of that customer below N.
+ * `alsoInTransaction` runs for a newly stored event before the commit (the delivery outbox), so
+ * the event and what it sets off commit together or not at all.
  */
-export async function insertEvent(db: Db, input: NewEvent): Promise<{ event: EventRow; created: boolean }> {
+export async function insertEvent<T = undefined>(
+  db: Db,
+  input: NewEvent,
+  alsoInTransaction?: (tx: Tx, event: EventRow) => Promise<T>,
+): Promise<{ event: EventRow; created: boolean; also?: T }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`events:${input.customerId}`}))`);
     if (input.sourceKey) {
@@ -40,7 +46,8 @@ export async function insertEvent(db: Db, input: NewEvent): Promise<{ event: Eve
       .values({ id: newId('evt'), ...input })
       .returning();
     await tx.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${eventNotice(row!.customerId, row!.position)})`);
-    return { event: row!, created: true };
+    const also = alsoInTransaction ? await alsoInTransaction(tx, row!) : undefined;
+    return { event: row!, created: true, also };
   });
 }
 
@@ -106,38 +113,15 @@ export async function findEventById(db: Executor, id: string): Promise<EventRow 
   return row;
 }
 
-export async function insertDelivery(
-  db: Executor,
-  input: { eventId: string; endpointId: string; customerId: string; reason: 'initial' | 'redeliver'; workflowId: string; id?: string },
-): Promise<DeliveryRow> {
-  const [row] = await db
-    .insert(deliveries)
-    .values({ id: input.id ?? newId('dlv'), ...input })
-    .onConflictDoNothing({ target: deliveries.workflowId })
-    .returning();
-  if (row) return row;
-  // Started before (a retried ingestion): the delivery that exists is the one.
-  const [existing] = await db.select().from(deliveries).where(eq(deliveries.workflowId, input.workflowId));
-  return existing!;
-}
-
 export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
   const [row] = await db.select().from(deliveries).where(eq(deliveries.id, id));
   return row;
 }
 
-export async function recordAttempt(
-  db: Executor,
-  input: { deliveryId: string; attempt: number; startedAt: Date; durationMs: number; statusCode: number | null; error: string | null; succeeded: boolean },
-): Promise<void> {
-  // A retried activity records the same attempt once.
-  await db.insert(deliveryAttempts).values(input).onConflictDoNothing();
-}
-
 export async function finishDelivery(db: Executor, id: string, status: Exclude<DeliveryStatus, 'pending'>): Promise<void> {
   await db
     .update(deliveries)
-    .set({ status, completedAt: new Date() })
+    .set({ status, completedAt: new Date(), nextAttemptAt: null, leaseUntil: null, leaseOwner: null })
     .where(and(eq(deliveries.id, id), eq(deliveries.status, 'pending')));
 }
 
@@ -199,41 +183,4 @@ export async function listUndeliveredEvents(
     .where(and(eq(events.customerId, q.customerId), gte(events.occurredAt, q.since), typeFilter(q.types), not(exists(delivered))))
     .orderBy(asc(events.position))
     .limit(q.limit);
-}
-
-/**
- * Takes a free slot of the endpoint's concurrency limit for this delivery, or none when all
- * `limit` slots are held by live leases. Free slots are tried in random order, so concurrent
- * attempts rarely pick the same one; one that loses a race tries another before giving up.
- */
-export async function acquireDeliveryLease(db: Executor, q: { endpointId: string; deliveryId: string; limit: number; leaseMs: number }): Promise<number | undefined> {
-  for (let tries = 0; tries < 3; tries++) {
-    const rows = await queryRows<{ slot: number }>(
-      db,
-      sql`insert into delivery_leases (endpoint_id, slot, delivery_id, expires_at)
-          select ${q.endpointId}, s, ${q.deliveryId}, now() + ${q.leaseMs} * interval '1 millisecond'
-          from generate_series(0, ${q.limit - 1}) as s
-          where not exists (
-            select 1 from delivery_leases l
-            where l.endpoint_id = ${q.endpointId} and l.slot = s and l.expires_at > now() and l.delivery_id <> ${q.deliveryId}
-          )
-          order by random() limit 1
-          on conflict (endpoint_id, slot) do update set delivery_id = excluded.delivery_id, expires_at = excluded.expires_at
-            where delivery_leases.expires_at <= now() or delivery_leases.delivery_id = excluded.delivery_id
-          returning slot`,
-    );
-    if (rows[0]) return rows[0].slot;
-    const free = await queryRows<{ n: number }>(
-      db,
-      sql`select count(*)::int as n from delivery_leases where endpoint_id = ${q.endpointId} and expires_at > now()`,
-    );
-    if ((free[0]?.n ?? 0) >= q.limit) return undefined;
-  }
-  return undefined;
-}
-
-export async function releaseDeliveryLease(db: Executor, q: { endpointId: string; slot: number; deliveryId: string }): Promise<void> {
-  await db
-    .delete(deliveryLeases)
-    .where(and(eq(deliveryLeases.endpointId, q.endpointId), eq(deliveryLeases.slot, q.slot), eq(deliveryLeases.deliveryId, q.deliveryId)));
 }

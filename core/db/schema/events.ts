@@ -1,4 +1,5 @@
-import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { customers } from './tenancy';
 import { webhookEndpoints } from './webhooks';
 
@@ -32,6 +33,12 @@ export const events = pgTable(
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/**
+ * The outbox and the queue at once: one row per (event, endpoint) push, written in the event's own
+ * transaction, drained by the endpoint's delivery workflow. A pending row is due at
+ * `next_attempt_at`; a drain claims it by setting a lease, so no two workers send it at once, and a
+ * lease left by a killed worker lapses by itself.
+ */
 export const deliveries = pgTable(
   'deliveries',
   {
@@ -45,15 +52,26 @@ export const deliveries = pgTable(
     customerId: text('customer_id').notNull(),
     /** initial or redeliver. */
     reason: text('reason').notNull(),
+    /** The workflow that carries it: the endpoint's queue, or for older rows their own workflow. */
     workflowId: text('workflow_id').notNull(),
     status: text('status').$type<DeliveryStatus>().notNull().default('pending'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true, precision: 3 }),
+    /** Attempts made so far; the next one is number attempts + 1. */
+    attemptsMade: integer('attempts_made').notNull().default(0),
+    /** When a pending delivery is due for its next attempt; null once it has ended. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }),
+    /** While set and in the future, a drain is sending this row and no other may claim it. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true, precision: 3 }),
+    leaseOwner: text('lease_owner'),
   },
   (t) => [
     index('deliveries_event_idx').on(t.eventId),
     index('deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
-    uniqueIndex('deliveries_workflow_key').on(t.workflowId),
+    // An event's first delivery to an endpoint exists once, however often its intake is retried.
+    uniqueIndex('deliveries_initial_key').on(t.eventId, t.endpointId).where(sql`reason = 'initial'`),
+    // The queue: an endpoint's pending rows in due order.
+    index('deliveries_due_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
   ],
 );
 
@@ -72,20 +90,4 @@ export const deliveryAttempts = pgTable(
     succeeded: boolean('succeeded').notNull(),
   },
   (t) => [uniqueIndex('delivery_attempts_key').on(t.deliveryId, t.attempt)],
-);
-
-
-/**
- * Slots of the per-endpoint concurrency limit: a delivery attempt holds one while its POST is in
- * flight. A lease that outlives its holder (a crashed worker) expires by itself.
- */
-export const deliveryLeases = pgTable(
-  'delivery_leases',
-  {
-    endpointId: text('endpoint_id').notNull(),
-    slot: integer('slot').notNull(),
-    deliveryId: text('delivery_id').notNull(),
-    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.endpointId, t.slot] })],
 );

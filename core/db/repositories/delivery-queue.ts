@@ -1,0 +1,223 @@
+/**
+ * The delivery queue's statements: enqueueing rows with the event (the outbox), claiming due rows
+ * under a lease, writing a batch of attempt outcomes at once, and the figures operators read.
+ * Each endpoint's queue is its pending rows in `next_attempt_at` order (index deliveries_due_idx).
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
+import { newId } from '../../ids';
+import { queryRows, type Executor } from '../client';
+import { deliveries, events, type DeliveryStatus } from '../schema';
+import type { DeliveryRow, EventRow } from './events';
+
+export interface QueueFiguresRow {
+  endpointId: string;
+  backlog: number;
+  due: number;
+  inFlight: number;
+  oldestDueAt: Date | null;
+  nextDueAt: Date | null;
+}
+
+/**
+ * Enqueues one delivery per endpoint, due now, and tells the workers which queues got work. Meant
+ * for the event's own transaction: the notification is sent only if the rows commit.
+ */
+export async function enqueueDeliveries(
+  tx: Executor,
+  input: { event: Pick<EventRow, 'id' | 'customerId'>; endpointIds: readonly string[]; reason: 'initial' | 'redeliver'; queueWorkflowId: (endpointId: string) => string },
+): Promise<DeliveryRow[]> {
+  if (input.endpointIds.length === 0) return [];
+  const rows = await tx
+    .insert(deliveries)
+    .values(
+      input.endpointIds.map((endpointId) => ({
+        id: newId('dlv'),
+        eventId: input.event.id,
+        endpointId,
+        customerId: input.event.customerId,
+        reason: input.reason,
+        workflowId: input.queueWorkflowId(endpointId),
+        nextAttemptAt: sql`now()`,
+      })),
+    )
+    .returning();
+  for (const endpointId of new Set(input.endpointIds)) await notifyQueue(tx, input.event.customerId, endpointId);
+  return rows;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  /** Attempts made before this claim. */
+  attemptsMade: number;
+  event: EventRow;
+}
+
+/**
+ * Claims up to `limit` due rows of one endpoint, oldest due first, leasing them to `owner` for
+ * `leaseMs`. SKIP LOCKED lets two drains of one endpoint (a retried activity beside one still
+ * finishing) take different rows instead of waiting on each other; the lease keeps a row from being
+ * claimed again while its attempt is in flight, and lapses by itself if its worker dies.
+ */
+export async function claimDueDeliveries(db: Executor, q: { endpointId: string; limit: number; leaseMs: number; owner: string }): Promise<ClaimedDelivery[]> {
+  if (q.limit <= 0) return [];
+  const claimed = await queryRows<{ id: string; event_id: string; attempts_made: number }>(
+    db,
+    sql`update deliveries d set lease_until = now() + ${q.leaseMs} * interval '1 millisecond', lease_owner = ${q.owner}
+        from (
+          select id from deliveries
+          where endpoint_id = ${q.endpointId} and status = 'pending' and next_attempt_at <= now()
+            and (lease_until is null or lease_until <= now())
+          order by next_attempt_at, id
+          limit ${q.limit}
+          for update skip locked
+        ) due
+        where d.id = due.id
+        returning d.id, d.event_id, d.attempts_made`,
+  );
+  if (claimed.length === 0) return [];
+  const rows = await db
+    .select()
+    .from(events)
+    .where(
+      inArray(
+        events.id,
+        claimed.map((c) => c.event_id),
+      ),
+    );
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  return claimed.map((c) => ({ id: c.id, attemptsMade: c.attempts_made, event: byId.get(c.event_id)! }));
+}
+
+/** The outcome of one attempt, written with others in one batch. */
+export interface AttemptOutcome {
+  deliveryId: string;
+  /** The lease the attempt ran under: an outcome whose lease was taken over writes its attempt only. */
+  owner: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  succeeded: boolean;
+  /** pending with a due time (a retry), or the delivery's end. */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Writes a batch of outcomes in two statements: the attempts (each once, however often a batch is
+ * retried) and the rows' new state, which also gives up their leases.
+ */
+export async function recordOutcomes(db: Executor, outcomes: readonly AttemptOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  await db.execute(sql`insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded)
+    values ${sql.join(
+      outcomes.map(
+        (o) => sql`(${o.deliveryId}, ${o.attempt}::int, ${iso(o.startedAt)}::timestamptz, ${o.durationMs}::int, ${o.statusCode}::int, ${o.error}::text, ${o.succeeded}::boolean)`,
+      ),
+      sql`, `,
+    )}
+    on conflict do nothing`);
+  await db.execute(sql`update deliveries d set
+      status = v.status, attempts_made = greatest(d.attempts_made, v.attempt), next_attempt_at = v.next_attempt_at,
+      completed_at = case when v.status = 'pending' then null else now() end, lease_until = null, lease_owner = null
+    from (values ${sql.join(
+      outcomes.map((o) => sql`(${o.deliveryId}, ${o.owner}, ${o.attempt}::int, ${o.status}, ${iso(o.nextAttemptAt)}::timestamptz)`),
+      sql`, `,
+    )}) as v (id, owner, attempt, status, next_attempt_at)
+    where d.id = v.id and d.status = 'pending' and d.lease_owner = v.owner`);
+}
+
+/** Ends every pending delivery of an endpoint that was deleted or disabled; returns how many. */
+export async function cancelPendingDeliveries(db: Executor, endpointId: string): Promise<number> {
+  const rows = await db
+    .update(deliveries)
+    .set({ status: 'cancelled', completedAt: new Date(), nextAttemptAt: null, leaseUntil: null, leaseOwner: null })
+    .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'pending')))
+    .returning({ id: deliveries.id });
+  return rows.length;
+}
+
+/** When the endpoint's next row not in flight becomes due; null when none is pending. */
+export async function nextDueAt(db: Executor, endpointId: string): Promise<Date | null> {
+  const [row] = await queryRows<{ at: string | Date | null }>(
+    db,
+    sql`select min(next_attempt_at) as at from deliveries
+        where endpoint_id = ${endpointId} and status = 'pending' and (lease_until is null or lease_until <= now())`,
+  );
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** Backlog, due, in-flight and the oldest and next due times of each endpoint named. */
+export async function queueFigures(db: Executor, endpointIds: readonly string[]): Promise<Map<string, QueueFiguresRow>> {
+  const out = new Map<string, QueueFiguresRow>();
+  for (const id of endpointIds) out.set(id, { endpointId: id, backlog: 0, due: 0, inFlight: 0, oldestDueAt: null, nextDueAt: null });
+  if (endpointIds.length === 0) return out;
+  const rows = await queryRows<{ endpoint_id: string; backlog: number; due: number; in_flight: number; oldest_due_at: string | Date | null; next_due_at: string | Date | null }>(
+    db,
+    sql`select endpoint_id,
+          count(*)::int as backlog,
+          count(*) filter (where leased is false and next_attempt_at <= now())::int as due,
+          count(*) filter (where leased)::int as in_flight,
+          min(next_attempt_at) filter (where leased is false and next_attempt_at <= now()) as oldest_due_at,
+          min(next_attempt_at) filter (where leased is false) as next_due_at
+        from (
+          select endpoint_id, next_attempt_at, coalesce(lease_until > now(), false) as leased
+          from deliveries
+          where status = 'pending' and endpoint_id in ${endpointIds}
+        ) pending
+        group by endpoint_id`,
+  );
+  const date = (v: string | Date | null) => (v ? new Date(v) : null);
+  for (const r of rows) {
+    out.set(r.endpoint_id, { endpointId: r.endpoint_id, backlog: r.backlog, due: r.due, inFlight: r.in_flight, oldestDueAt: date(r.oldest_due_at), nextDueAt: date(r.next_due_at) });
+  }
+  return out;
+}
+
+/**
+ * Endpoints with rows due for longer than `graceMs` that no drain holds: their wake-up was missed
+ * (a notification lost while Postgres restarted, a worker gone between the notice and the signal).
+ */
+export async function overdueQueues(db: Executor, q: { graceMs: number; limit: number }): Promise<Array<{ endpointId: string; customerId: string }>> {
+  const rows = await queryRows<{ endpoint_id: string; customer_id: string }>(
+    db,
+    sql`select distinct endpoint_id, customer_id from deliveries
+        where status = 'pending' and next_attempt_at <= now() - ${q.graceMs} * interval '1 millisecond'
+          and (lease_until is null or lease_until <= now())
+        limit ${q.limit}`,
+  );
+  return rows.map((r) => ({ endpointId: r.endpoint_id, customerId: r.customer_id }));
+}
+
+/**
+ * Puts a delivery left by a per-delivery workflow of the previous release into its endpoint's
+ * queue, keeping the attempts it made. Returns the row when it is still pending.
+ */
+export async function adoptLegacyDelivery(db: Executor, q: { deliveryId: string; attemptsMade: number; queueWorkflowId: string }): Promise<DeliveryRow | undefined> {
+  const [row] = await db
+    .update(deliveries)
+    .set({
+      nextAttemptAt: sql`coalesce(${deliveries.nextAttemptAt}, now())`,
+      attemptsMade: sql`greatest(${deliveries.attemptsMade}, ${q.attemptsMade})`,
+      workflowId: q.queueWorkflowId,
+    })
+    .where(and(eq(deliveries.id, q.deliveryId), eq(deliveries.status, 'pending')))
+    .returning();
+  if (row) await notifyQueue(db, row.customerId, row.endpointId);
+  return row;
+}
+
+/** Cancels an endpoint's pending deliveries and wakes its queue workflow so that it ends too. */
+export async function cancelQueue(tx: Executor, endpoint: { id: string; customerId: string }): Promise<number> {
+  const cancelled = await cancelPendingDeliveries(tx, endpoint.id);
+  await notifyQueue(tx, endpoint.customerId, endpoint.id);
+  return cancelled;
+}
+
+/** Tells the workers the endpoint's queue changed; sent at commit when inside a transaction. */
+async function notifyQueue(db: Executor, customerId: string, endpointId: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, ${deliveryNotice(customerId, endpointId)})`);
+}
