@@ -185,7 +185,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
             const endpoint = await findEndpoint(deps.db, input.endpointId);
             if (!endpoint || endpoint.deletedAt || endpoint.disabledAt) {
               await Promise.all(inFlight);
-              if (endpoint) await cancelQueue(deps.db, endpoint);
+              if (endpoint) await cancelQueue(deps.db, endpoint, deps.events.delivery.taskQueue);
               closed = true;
               break;
             }
@@ -232,7 +232,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       const delivery = await findDelivery(deps.db, input.deliveryId);
       if (!delivery) return 'cancelled';
       if (delivery.status === 'pending') {
-        const adopted = await adoptLegacyDelivery(deps.db, { deliveryId: delivery.id, attemptsMade: input.attempt - 1, queueWorkflowId: workflowIds.endpointDeliveries(delivery.endpointId) });
+        const adopted = await adoptLegacyDelivery(deps.db, { deliveryId: delivery.id, attemptsMade: input.attempt - 1, queueWorkflowId: workflowIds.endpointDeliveries(delivery.endpointId), taskQueue: deps.events.delivery.taskQueue });
         if (adopted) return 'queued';
       }
       const ended = (await findDelivery(deps.db, input.deliveryId))!;
@@ -243,7 +243,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     async finishDelivery(input: { deliveryId: string; status?: string }): Promise<void> {
       const delivery = await findDelivery(deps.db, input.deliveryId);
       if (delivery?.status === 'pending') {
-        await adoptLegacyDelivery(deps.db, { deliveryId: delivery.id, attemptsMade: delivery.attemptsMade, queueWorkflowId: workflowIds.endpointDeliveries(delivery.endpointId) });
+        await adoptLegacyDelivery(deps.db, { deliveryId: delivery.id, attemptsMade: delivery.attemptsMade, queueWorkflowId: workflowIds.endpointDeliveries(delivery.endpointId), taskQueue: deps.events.delivery.taskQueue });
       }
     },
   };

@@ -56,6 +56,12 @@ export class EventRecorder {
     const endpoints = (await listLiveEndpoints(tx, event.customerId)).filter((e) =>
       opts.endpointId ? e.id === opts.endpointId : !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, event.type)),
     );
-    return enqueueDeliveries(tx, { event, endpointIds: endpoints.map((e) => e.id), reason: opts.reason, queueWorkflowId: workflowIds.endpointDeliveries });
+    return enqueueDeliveries(tx, {
+      event,
+      endpointIds: endpoints.map((e) => e.id),
+      reason: opts.reason,
+      queueWorkflowId: workflowIds.endpointDeliveries,
+      taskQueue: this.deps.delivery.taskQueue,
+    });
   }
 }

@@ -156,7 +156,7 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
     // notice wakes the queue's workflow, which finds the endpoint gone and ends.
     const row = await this.deps.db.transaction(async (tx) => {
       const deleted = await deleteEndpoint(tx, customerId, req.id);
-      if (deleted) await cancelQueue(tx, deleted);
+      if (deleted) await cancelQueue(tx, deleted, this.deps.events.delivery.taskQueue);
       return deleted;
     });
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);

@@ -133,6 +133,7 @@ export class DeliveryDispatcher {
       this.deps.logger.warn({ payload, channel: DELIVERIES_CHANNEL }, 'ignored a malformed delivery notice');
       return;
     }
+    if (notice.taskQueue !== this.deps.settings.taskQueue) return;
     this.wake(notice.customerId, notice.endpointId);
   }
 

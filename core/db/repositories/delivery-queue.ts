@@ -4,7 +4,7 @@
  * Each endpoint's queue is its pending rows in `next_attempt_at` order (index deliveries_due_idx).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
+import { DELIVERIES_CHANNEL, deliveryNotice, type DeliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
 import { queryRows, type Executor } from '../client';
 import { deliveries, events, type DeliveryStatus } from '../schema';
@@ -25,7 +25,13 @@ export interface QueueFiguresRow {
  */
 export async function enqueueDeliveries(
   tx: Executor,
-  input: { event: Pick<EventRow, 'id' | 'customerId'>; endpointIds: readonly string[]; reason: 'initial' | 'redeliver'; queueWorkflowId: (endpointId: string) => string },
+  input: {
+    event: Pick<EventRow, 'id' | 'customerId'>;
+    endpointIds: readonly string[];
+    reason: 'initial' | 'redeliver';
+    queueWorkflowId: (endpointId: string) => string;
+    taskQueue: string;
+  },
 ): Promise<DeliveryRow[]> {
   if (input.endpointIds.length === 0) return [];
   const rows = await tx
@@ -42,7 +48,7 @@ export async function enqueueDeliveries(
       })),
     )
     .returning();
-  for (const endpointId of new Set(input.endpointIds)) await notifyQueue(tx, input.event.customerId, endpointId);
+  for (const endpointId of new Set(input.endpointIds)) await notifyQueue(tx, { customerId: input.event.customerId, endpointId, taskQueue: input.taskQueue });
   return rows;
 }
 
@@ -196,7 +202,10 @@ export async function overdueQueues(db: Executor, q: { graceMs: number; limit: n
  * Puts a delivery left by a per-delivery workflow of the previous release into its endpoint's
  * queue, keeping the attempts it made. Returns the row when it is still pending.
  */
-export async function adoptLegacyDelivery(db: Executor, q: { deliveryId: string; attemptsMade: number; queueWorkflowId: string }): Promise<DeliveryRow | undefined> {
+export async function adoptLegacyDelivery(
+  db: Executor,
+  q: { deliveryId: string; attemptsMade: number; queueWorkflowId: string; taskQueue: string },
+): Promise<DeliveryRow | undefined> {
   const [row] = await db
     .update(deliveries)
     .set({
@@ -206,18 +215,18 @@ export async function adoptLegacyDelivery(db: Executor, q: { deliveryId: string;
     })
     .where(and(eq(deliveries.id, q.deliveryId), eq(deliveries.status, 'pending')))
     .returning();
-  if (row) await notifyQueue(db, row.customerId, row.endpointId);
+  if (row) await notifyQueue(db, { customerId: row.customerId, endpointId: row.endpointId, taskQueue: q.taskQueue });
   return row;
 }
 
 /** Cancels an endpoint's pending deliveries and wakes its queue workflow so that it ends too. */
-export async function cancelQueue(tx: Executor, endpoint: { id: string; customerId: string }): Promise<number> {
+export async function cancelQueue(tx: Executor, endpoint: { id: string; customerId: string }, taskQueue: string): Promise<number> {
   const cancelled = await cancelPendingDeliveries(tx, endpoint.id);
-  await notifyQueue(tx, endpoint.customerId, endpoint.id);
+  await notifyQueue(tx, { customerId: endpoint.customerId, endpointId: endpoint.id, taskQueue });
   return cancelled;
 }
 
 /** Tells the workers the endpoint's queue changed; sent at commit when inside a transaction. */
-async function notifyQueue(db: Executor, customerId: string, endpointId: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, ${deliveryNotice(customerId, endpointId)})`);
+async function notifyQueue(db: Executor, notice: DeliveryNotice): Promise<void> {
+  await db.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, ${deliveryNotice(notice)})`);
 }
