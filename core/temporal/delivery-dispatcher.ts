@@ -184,7 +184,7 @@ export class DeliveryDispatcher {
   private async sweep(): Promise<void> {
     if (this.closed) return;
     try {
-      const overdue = await overdueQueues(this.deps.db, { graceMs: this.deps.settings.sweepGraceMs, limit: 1_000 });
+      const overdue = await overdueQueues(this.deps.db, { taskQueue: this.deps.settings.taskQueue, graceMs: this.deps.settings.sweepGraceMs, limit: 1_000 });
       for (const q of overdue) if (!this.drains.has(q.endpointId)) this.wake(q.customerId, q.endpointId);
     } catch (err) {
       this.deps.logger.warn({ err }, 'delivery queue sweep failed; trying again at the next interval');

@@ -44,6 +44,7 @@ export async function enqueueDeliveries(
         customerId: input.event.customerId,
         reason: input.reason,
         workflowId: input.queueWorkflowId(endpointId),
+        taskQueue: input.taskQueue,
         nextAttemptAt: sql`now()`,
       })),
     )
@@ -187,12 +188,13 @@ export async function queueFigures(db: Executor, endpointIds: readonly string[])
  * Endpoints with rows due for longer than `graceMs` that no drain holds: their wake-up was missed
  * (a notification lost while Postgres restarted, a worker gone between the notice and the signal).
  */
-export async function overdueQueues(db: Executor, q: { graceMs: number; limit: number }): Promise<Array<{ endpointId: string; customerId: string }>> {
+export async function overdueQueues(db: Executor, q: { taskQueue: string; graceMs: number; limit: number }): Promise<Array<{ endpointId: string; customerId: string }>> {
   const rows = await queryRows<{ endpoint_id: string; customer_id: string }>(
     db,
     sql`select distinct endpoint_id, customer_id from deliveries
         where status = 'pending' and next_attempt_at <= now() - ${q.graceMs} * interval '1 millisecond'
           and (lease_until is null or lease_until <= now())
+          and (task_queue = ${q.taskQueue} or task_queue is null)
         limit ${q.limit}`,
   );
   return rows.map((r) => ({ endpointId: r.endpoint_id, customerId: r.customer_id }));
@@ -210,7 +212,8 @@ export async function adoptLegacyDelivery(
     .update(deliveries)
     .set({
       nextAttemptAt: sql`coalesce(${deliveries.nextAttemptAt}, now())`,
-      attemptsMade: sql`greatest(${deliveries.attemptsMade}, ${q.attemptsMade})`,
+      // The attempts its workflow counted, or those it logged if more (one logged as it was stopped).
+      attemptsMade: sql`greatest(${deliveries.attemptsMade}, ${q.attemptsMade}, (select count(*)::int from delivery_attempts a where a.delivery_id = ${deliveries.id}))`,
       workflowId: q.queueWorkflowId,
     })
     .where(and(eq(deliveries.id, q.deliveryId), eq(deliveries.status, 'pending')))

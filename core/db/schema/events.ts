@@ -64,6 +64,8 @@ export const deliveries = pgTable(
     /** While set and in the future, a drain is sending this row and no other may claim it. */
     leaseUntil: timestamp('lease_until', { withTimezone: true, precision: 3 }),
     leaseOwner: text('lease_owner'),
+    /** The task queue of the workers that drain it; null (rows of the previous release) for any. */
+    taskQueue: text('task_queue'),
   },
   (t) => [
     index('deliveries_event_idx').on(t.eventId),
