@@ -157,18 +157,20 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
     const before = {
       failed: await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'failed' }),
       delivered: await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'delivered' }),
-      completed: await metric(worker.ops, 'vps_workflow_outcomes_total', { workflow: 'webhookDeliveryWorkflow', outcome: 'completed' }),
+      completed: await metric(worker.ops, 'vps_workflow_outcomes_total', { workflow: 'endpointDeliveriesWorkflow', outcome: 'completed' }),
     };
     const ep = await call<{ id: string }>(gateway.url!, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: r.url, eventTypes: ['*'] } });
     expect((await call(gateway.url!, 'POST', `/v1/webhook-endpoints/${ep.body.data.id}/test`, { key: tenant.apiKey })).body.code).toBe(0);
     await r.waitFor(2);
+    // The endpoint's queue workflow ends when its endpoint is deleted.
+    expect((await call(gateway.url!, 'DELETE', `/v1/webhook-endpoints/${ep.body.data.id}`, { key: tenant.apiKey })).body.code).toBe(0);
     await eventually(
-      () => metric(worker.ops, 'vps_workflow_outcomes_total', { workflow: 'webhookDeliveryWorkflow', outcome: 'completed' }),
+      () => metric(worker.ops, 'vps_workflow_outcomes_total', { workflow: 'endpointDeliveriesWorkflow', outcome: 'completed' }),
       (n) => n > before.completed,
     );
     expect(await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'failed' })).toBe(before.failed + 1);
     expect(await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'delivered' })).toBe(before.delivered + 1);
-    expect(await metric(worker.ops, 'vps_workflow_run_duration_seconds_count', { workflow: 'webhookDeliveryWorkflow', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(await metric(worker.ops, 'vps_workflow_run_duration_seconds_count', { workflow: 'endpointDeliveriesWorkflow', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
     // Process metrics come with every registry.
     expect(await metric(worker.ops, 'process_resident_memory_bytes', { role: 'worker' })).toBeGreaterThan(0);
   });
