@@ -6,6 +6,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Client } from '@temporalio/client';
+import { queryRows } from '../../core/db/client';
 import { deliveries, events } from '../../core/db/schema';
 import { claimDueDeliveries } from '../../core/db/repositories/delivery-queue';
 import { insertEvent, type NewEvent } from '../../core/db/repositories/events';
@@ -221,4 +222,31 @@ describe('webhook delivery queues', () => {
     expect(await handle.result()).toBe('closed');
     expect((await rowsOf(endpointId)).map((d) => d.status)).toEqual(['cancelled', 'cancelled']);
   });
+
+  it('works a queue of 100,000 rows in bounded batches and history, and cancels it all when the endpoint is deleted', async () => {
+    const tenant = await createTenant(stack);
+    const r = await receivers.start();
+    const endpointId = await endpoint(tenant, r, ['vplat.comment.created']);
+    const { event } = await stack.events.record(message(tenant, 1));
+    // 100,000 redeliveries of one event, due now, written in one statement.
+    await stack.database.db.execute(sql`insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, next_attempt_at, task_queue)
+      select 'dlv_bulk_' || ${endpointId} || '_' || n, ${event.id}, ${endpointId}, ${tenant.customerId}, 'redeliver', ${workflowIds.endpointDeliveries(endpointId)}, now(), ${taskQueue}
+      from generate_series(1, 100000) as n`);
+    await stack.events.redeliver(event, { endpointId });
+    await r.waitFor(200, () => true, 20_000);
+    // The per-endpoint limit holds however long the queue (the stack's default is 10).
+    expect(r.maxConcurrent).toBeLessThanOrEqual(10);
+    const handle = temporal.client.workflow.getHandle(workflowIds.endpointDeliveries(endpointId));
+    const figures = await eventually(() => handle.query<QueueFigures | null>(ENDPOINT_DELIVERIES_QUERY), (f) => f !== null, 15_000);
+    expect(figures!.backlog).toBeGreaterThan(90_000);
+    // A handful of history events per drain, not per delivery.
+    const { historyLength } = await handle.describe();
+    expect(historyLength).toBeLessThan(60);
+
+    const deleted = await call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.apiKey });
+    expect(deleted.body.code).toBe(0);
+    expect(await handle.result()).toBe('closed');
+    const left = await queryRows<{ n: number }>(stack.database.db, sql`select count(*)::int as n from deliveries where endpoint_id = ${endpointId} and status = 'pending'`);
+    expect(left).toEqual([{ n: 0 }]);
+  }, 90_000);
 });
