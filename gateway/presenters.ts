@@ -4,10 +4,10 @@
  */
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Seat } from '../gen/vps/seat/v1/seat_pb';
-import type { WebhookEndpoint } from '../gen/vps/webhook/v1/webhook_pb';
+import type { DeliveryQueue, WebhookEndpoint } from '../gen/vps/webhook/v1/webhook_pb';
 import { AUTHORIZATION_STATUSES, TRACKS } from '../core/mappers/messages';
 import type { SeatJson } from './schemas/seats';
-import type { WebhookEndpointJson } from './schemas/webhook-endpoints';
+import type { DeliveryQueueJson, ListedWebhookEndpointJson, WebhookEndpointJson } from './schemas/webhook-endpoints';
 
 function invert<K extends string, V>(table: Record<K, V>): Map<V, K> {
   return new Map((Object.entries(table) as [K, V][]).map(([k, v]) => [v, k]));
@@ -53,4 +53,19 @@ export function webhookEndpointJson(endpoint: WebhookEndpoint): WebhookEndpointJ
     disabledReason: endpoint.disabledReason || null,
     previousSecretExpiresAt: isoOrNull(endpoint.previousSecretExpiresAt),
   };
+}
+
+/** A queue message without figures (never sent by core's list) reads as an empty queue. */
+export function deliveryQueueJson(queue: DeliveryQueue | undefined): DeliveryQueueJson {
+  return {
+    backlog: queue?.backlog ?? 0,
+    due: queue?.due ?? 0,
+    inFlight: queue?.inFlight ?? 0,
+    oldestDueAt: isoOrNull(queue?.oldestDueAt),
+    nextDueAt: isoOrNull(queue?.nextDueAt),
+  };
+}
+
+export function listedWebhookEndpointJson(endpoint: WebhookEndpoint): ListedWebhookEndpointJson {
+  return { ...webhookEndpointJson(endpoint), queue: deliveryQueueJson(endpoint.queue) };
 }

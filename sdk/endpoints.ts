@@ -81,6 +81,7 @@ import type {
   DeletedEndpointJson,
   EmptyActionBody,
   EndpointIdParams,
+  ListedWebhookEndpointJson,
   RecoverEndpointBody,
   RecoveredJson,
   TestEventJson,
@@ -173,7 +174,7 @@ export const ENDPOINTS = {
   },
   webhooks: {
     create: endpoint<{ body: Json<typeof CreateWebhookEndpointBody>; data: Json<typeof CreatedWebhookEndpointJson> }>('POST', '/v1/webhook-endpoints'),
-    list: endpoint<{ data: Items<Json<typeof WebhookEndpointJson>> }>('GET', '/v1/webhook-endpoints'),
+    list: endpoint<{ data: Items<Json<typeof ListedWebhookEndpointJson>> }>('GET', '/v1/webhook-endpoints'),
     delete: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof DeletedEndpointJson> }>('DELETE', '/v1/webhook-endpoints/:id'),
     /** The new secret is in the answer, once. */
     rotateSecret: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof CreatedWebhookEndpointJson> }>('POST', '/v1/webhook-endpoints/:id/rotate-secret'),

@@ -1,8 +1,12 @@
-/** `vps webhooks create|list|test|delete`: the endpoints events are pushed to. */
+/**
+ * `vps webhooks create|list|test|delete`: the endpoints events are pushed to. `list` shows each
+ * endpoint's delivery queue as the console does (backlog, in flight, oldest and next due); its JSON
+ * carries the whole `queue` object.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import type { DeliveryJson } from '../../gateway/schemas/events';
-import type { WebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
+import type { ListedWebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
 import type { VpsClient } from '../../sdk/client';
 import type { View } from '../output';
 import { apiCommand, collect, onApi, wholeNumber } from './api-command';
@@ -22,12 +26,16 @@ async function followDelivery(client: VpsClient, delivery: DeliveryJson, waitMs:
   return current;
 }
 
-const ENDPOINT_VIEW: View<WebhookEndpointJson> = [
+const ENDPOINT_VIEW: View<ListedWebhookEndpointJson> = [
   { header: 'id', value: (e) => e.id },
   { header: 'url', value: (e) => e.url, maxWidth: 50 },
   { header: 'event types', value: (e) => e.eventTypes.join(',') },
   { header: 'created', value: (e) => e.createdAt },
   { header: 'disabled', value: (e) => e.disabledReason ?? e.disabledAt },
+  { header: 'backlog', value: (e) => e.queue.backlog },
+  { header: 'in flight', value: (e) => e.queue.inFlight },
+  { header: 'oldest due', value: (e) => e.queue.oldestDueAt },
+  { header: 'next due', value: (e) => e.queue.nextDueAt },
 ];
 
 export function webhooksCommand(): Command {

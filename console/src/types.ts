@@ -7,10 +7,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { DeliveryJson, DeliveryPageJson, EventJson, EventPageJson } from '../../gateway/schemas/events';
 import type { SeatJson } from '../../gateway/schemas/seats';
-import type { WebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
+import type { ListedWebhookEndpointJson, WebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
 
 export type Seat = SeatJson;
-export type WebhookEndpoint = WebhookEndpointJson;
+/** An endpoint as the list shows it, with its delivery queue's figures. */
+export type WebhookEndpoint = ListedWebhookEndpointJson;
 export type CreatedWebhookEndpoint = WebhookEndpointJson & { secret: string };
 export type Delivery = DeliveryJson;
 export type DeliveryStatus = DeliveryJson['status'];

@@ -6,11 +6,12 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ApiKeySchema, CustomerSchema, UserSchema, type ApiKey, type Customer, type User } from '../../gen/vps/admin/v1/admin_pb';
 import { AuthorizationStatus, SeatSchema, Track, type Seat } from '../../gen/vps/seat/v1/seat_pb';
-import { WebhookEndpointSchema, type WebhookEndpoint } from '../../gen/vps/webhook/v1/webhook_pb';
+import { DeliveryQueueSchema, WebhookEndpointSchema, type WebhookEndpoint } from '../../gen/vps/webhook/v1/webhook_pb';
 import type { AuthorizationStatusValue, SeatTrack } from '../db/schema';
 import type { ApiKeyRow, CustomerRow, UserRow } from '../db/repositories/tenancy';
 import type { SeatRow } from '../db/repositories/seats';
 import type { WebhookEndpointRow } from '../db/repositories/webhook-endpoints';
+import type { QueueFiguresRow } from '../db/repositories/delivery-queue';
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 
@@ -69,7 +70,11 @@ export function toSeat(row: SeatRow): Seat {
   });
 }
 
-export function toWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+/**
+ * The endpoint, with its delivery queue's figures when they were measured (the list does; a single
+ * endpoint returned by a write does not, and its message then has no queue rather than zeros).
+ */
+export function toWebhookEndpoint(row: WebhookEndpointRow, figures?: QueueFiguresRow): WebhookEndpoint {
   const previousLive = row.previousKeyExpiresAt && row.previousKeyExpiresAt > new Date() ? row.previousKeyExpiresAt : null;
   return create(WebhookEndpointSchema, {
     id: row.id,
@@ -79,5 +84,14 @@ export function toWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     disabledAt: ts(row.disabledAt),
     disabledReason: row.disabledReason ?? '',
     previousSecretExpiresAt: ts(previousLive),
+    queue: figures
+      ? create(DeliveryQueueSchema, {
+          backlog: figures.backlog,
+          due: figures.due,
+          inFlight: figures.inFlight,
+          oldestDueAt: ts(figures.oldestDueAt),
+          nextDueAt: ts(figures.nextDueAt),
+        })
+      : undefined,
   });
 }

@@ -14,7 +14,7 @@ import { customerOf } from '../context';
 import type { Db } from '../db/client';
 import { lockCustomer } from '../db/repositories/tenancy';
 import { listUndeliveredEvents } from '../db/repositories/events';
-import { cancelQueue } from '../db/repositories/delivery-queue';
+import { cancelQueue, queueFigures } from '../db/repositories/delivery-queue';
 import {
   countLiveEndpoints,
   deleteEndpoint,
@@ -147,7 +147,10 @@ export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpoin
 
   async listEndpoints(_req: unknown, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    return { endpoints: (await listLiveEndpoints(this.deps.db, customerId)).map(toWebhookEndpoint) };
+    const rows = await listLiveEndpoints(this.deps.db, customerId);
+    // One statement for every endpoint's figures, however many the customer has.
+    const figures = await queueFigures(this.deps.db, rows.map((r) => r.id));
+    return { endpoints: rows.map((r) => toWebhookEndpoint(r, figures.get(r.id))) };
   }
 
   async deleteEndpoint(req: DeleteEndpointRequest, ctx: HandlerContext) {

@@ -14,6 +14,23 @@ export const WebhookEndpointJson = Type.Object({
 });
 export type WebhookEndpointJson = Static<typeof WebhookEndpointJson>;
 
+/** An endpoint's pending deliveries when the list was read: the figures its queue workflow reports. */
+export const DeliveryQueueJson = Type.Object(
+  {
+    backlog: Type.Integer({ minimum: 0, description: 'Pending deliveries: due now, waiting for a retry, or being sent' }),
+    due: Type.Integer({ minimum: 0, description: 'Pending deliveries due now or earlier and not being sent' }),
+    inFlight: Type.Integer({ minimum: 0, description: 'Deliveries being sent right now' }),
+    oldestDueAt: Type.Unsafe<string | null>({ ...NullableTimestamp, description: 'When the oldest due delivery became due; null when none is due' }),
+    nextDueAt: Type.Unsafe<string | null>({ ...NullableTimestamp, description: 'When the next delivery not being sent is or becomes due; null when none is waiting' }),
+  },
+  { description: 'The endpoint\'s delivery queue, measured when the list was read' },
+);
+export type DeliveryQueueJson = Static<typeof DeliveryQueueJson>;
+
+/** An endpoint as listed: with its delivery queue's figures, which the single-endpoint answers leave out. */
+export const ListedWebhookEndpointJson = Type.Composite([WebhookEndpointJson, Type.Object({ queue: DeliveryQueueJson })]);
+export type ListedWebhookEndpointJson = Static<typeof ListedWebhookEndpointJson>;
+
 export const CreateWebhookEndpointBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'Public https URL that receives the pushes' }),

@@ -159,6 +159,34 @@ function TestNote({ endpointId, test }: { endpointId: string; test: SentTest }):
   );
 }
 
+/**
+ * The endpoint's queue as `vps webhooks list` shows it: backlog, in flight, and how long the oldest
+ * due delivery has waited; with none due, when the next retry is, so a backlog of retries reads as
+ * waiting on its schedule rather than stuck.
+ */
+function QueueFigures({ queue }: { queue: WebhookEndpoint['queue'] }): JSX.Element {
+  return (
+    <>
+      <div class="nowrap">
+        Backlog {queue.backlog} · in flight {queue.inFlight}
+      </div>
+      <div class="muted small">
+        {queue.oldestDueAt ? (
+          <>
+            oldest due <Time iso={queue.oldestDueAt} />
+          </>
+        ) : queue.nextDueAt ? (
+          <>
+            none due; next <Time iso={queue.nextDueAt} />
+          </>
+        ) : (
+          'nothing pending'
+        )}
+      </div>
+    </>
+  );
+}
+
 function EndpointTable(props: {
   endpoints: WebhookEndpoint[];
   tests: Record<string, SentTest>;
@@ -174,6 +202,7 @@ function EndpointTable(props: {
             <th>URL</th>
             <th>Event types</th>
             <th>Status</th>
+            <th title="Pending deliveries (backlog), those being sent (in flight), and since when the oldest due one has waited">Delivery queue</th>
             <th>Created</th>
             <th>
               <span class="sr-only">Actions</span>
@@ -203,6 +232,9 @@ function EndpointTable(props: {
                 ) : (
                   <Badge tone="ok">enabled</Badge>
                 )}
+              </td>
+              <td>
+                <QueueFigures queue={ep.queue} />
               </td>
               <td>
                 <Time iso={ep.createdAt} />

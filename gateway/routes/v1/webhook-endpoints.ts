@@ -1,5 +1,5 @@
 import { WebhookEndpointService } from '../../../gen/vps/webhook/v1/webhook_pb';
-import { webhookEndpointJson } from '../../presenters';
+import { listedWebhookEndpointJson, webhookEndpointJson } from '../../presenters';
 import { listOf, okEnvelope } from '../../schemas/common';
 import {
   CreatedWebhookEndpointJson,
@@ -7,6 +7,7 @@ import {
   DeletedEndpointJson,
   EmptyActionBody,
   EndpointIdParams,
+  ListedWebhookEndpointJson,
   RecoverEndpointBody,
   RecoveredJson,
   TestEventJson,
@@ -33,11 +34,11 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'GET',
     url: '/webhook-endpoints',
-    summary: 'List webhook endpoints',
+    summary: 'List webhook endpoints, each with its delivery queue: backlog, due, in flight, oldest and next due times',
     rpc: WebhookEndpointService.method.listEndpoints,
-    schema: { response: { 200: okEnvelope(listOf(WebhookEndpointJson)) } },
+    schema: { response: { 200: okEnvelope(listOf(ListedWebhookEndpointJson)) } },
     toRequest: () => ({}),
-    toData: (res) => ({ items: res.endpoints.map(webhookEndpointJson) }),
+    toData: (res) => ({ items: res.endpoints.map(listedWebhookEndpointJson) }),
   }),
   defineRoute({
     method: 'POST',
