@@ -5,8 +5,8 @@
  * notification and wake the endpoint's queue workflow (core/temporal/delivery-dispatcher.ts).
  */
 import type { Client } from '@temporalio/client';
-import type { Db, Executor } from '../db/client';
-import { insertEvent, type DeliveryRow, type EventRow, type NewEvent } from '../db/repositories/events';
+import type { Db } from '../db/client';
+import { insertEvent, type DeliveryRow, type EventRow, type NewEvent, type Outbox } from '../db/repositories/events';
 import { enqueueDeliveries } from '../db/repositories/delivery-queue';
 import { listLiveEndpoints } from '../db/repositories/webhook-endpoints';
 import { workflowIds } from '../temporal/workflow-ids';
@@ -34,8 +34,8 @@ export class EventRecorder {
 
   /** Stores the event once (by its source key) with its deliveries; a repeated one sets off nothing. */
   async record(input: NewEvent): Promise<{ event: EventRow; created: boolean; deliveries: DeliveryRow[] }> {
-    const { event, created, also } = await insertEvent(this.deps.db, input, (tx, row) => this.enqueue(tx, row, { reason: 'initial' }));
-    return { event, created, deliveries: also ?? [] };
+    const endpoints = (await listLiveEndpoints(this.deps.db, input.customerId)).filter((e) => !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, input.type)));
+    return insertEvent(this.deps.db, input, this.outbox(endpoints.map((e) => e.id), 'initial'));
   }
 
   /**
@@ -43,25 +43,24 @@ export class EventRecorder {
    * endpoint's patterns. Undefined when the endpoint is gone: the event is then logged undelivered.
    */
   async recordFor(endpointId: string, input: NewEvent): Promise<{ event: EventRow; delivery: DeliveryRow | undefined }> {
-    const { event, also } = await insertEvent(this.deps.db, input, (tx, row) => this.enqueue(tx, row, { reason: 'initial', endpointId }));
-    return { event, delivery: also?.[0] };
+    const live = (await listLiveEndpoints(this.deps.db, input.customerId)).some((e) => e.id === endpointId);
+    const { event, deliveries } = await insertEvent(this.deps.db, input, this.outbox(live ? [endpointId] : [], 'initial'));
+    return { event, delivery: deliveries[0] };
   }
 
   /** Enqueues a new delivery of a stored event: to every live, enabled endpoint whose patterns match, or to one endpoint. */
   async redeliver(event: EventRow, opts: { endpointId?: string } = {}): Promise<DeliveryRow[]> {
-    return this.enqueue(this.deps.db, event, { reason: 'redeliver', ...opts });
-  }
-
-  private async enqueue(tx: Executor, event: EventRow, opts: { reason: 'initial' | 'redeliver'; endpointId?: string }): Promise<DeliveryRow[]> {
-    const endpoints = (await listLiveEndpoints(tx, event.customerId)).filter((e) =>
+    const endpoints = (await listLiveEndpoints(this.deps.db, event.customerId)).filter((e) =>
       opts.endpointId ? e.id === opts.endpointId : !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, event.type)),
     );
-    return enqueueDeliveries(tx, {
-      event,
-      endpointIds: endpoints.map((e) => e.id),
-      reason: opts.reason,
-      queueWorkflowId: workflowIds.endpointDeliveries,
-      taskQueue: this.deps.delivery.taskQueue,
-    });
+    const { endpointIds, reason, taskQueue, queueWorkflowId } = this.outbox(
+      endpoints.map((e) => e.id),
+      'redeliver',
+    );
+    return enqueueDeliveries(this.deps.db, { event, endpointIds, reason, taskQueue, queueWorkflowId });
+  }
+
+  private outbox(endpointIds: string[], reason: Outbox['reason']): Outbox {
+    return { endpointIds, reason, taskQueue: this.deps.delivery.taskQueue, queueWorkflowId: workflowIds.endpointDeliveries };
   }
 }

@@ -6,7 +6,12 @@
 export const EVENTS_CHANNEL = 'vps_events';
 
 export function eventNotice(customerId: string, position: number): string {
-  return `${customerId}:${position}`;
+  return `${eventNoticePrefix(customerId)}${position}`;
+}
+
+/** The notice without its position, for a statement that appends the position it generates. */
+export function eventNoticePrefix(customerId: string): string {
+  return `${customerId}:`;
 }
 
 export function parseEventNotice(payload: string): { customerId: string; position: number } | undefined {

@@ -1,7 +1,9 @@
 import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
-import { EVENTS_CHANNEL, eventNotice } from '../../events/stream-channel';
+import { EVENTS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
+import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
-import type { Db, Executor, Tx } from '../client';
+import { queryRows, type Db, type Executor } from '../client';
+import { rowReader } from '../row-reader';
 import { deliveries, deliveryAttempts, events, type DeliveryStatus } from '../schema';
 
 export type EventRow = typeof events.$inferSelect;
@@ -20,34 +22,66 @@ export interface NewEvent {
   sourceKey: string | null;
 }
 
+/** Deliveries to enqueue with a newly stored event (the outbox): one per endpoint, due now. */
+export interface Outbox {
+  endpointIds: readonly string[];
+  reason: 'initial' | 'redeliver';
+  /** The deployment's task queue: its workers are told, and its sweep finds the rows. */
+  taskQueue: string;
+  queueWorkflowId: (endpointId: string) => string;
+}
+
+const readEvent = rowReader(events);
+const readDelivery = rowReader(deliveries);
+
 /**
- * Stores an event once and notifies the listeners, in one transaction. Inserts of one customer
- * are serialised by an advisory lock so that positions commit in increasing order: a reader that
- * has seen position N will never later find a committed event of that customer below N.
- * `alsoInTransaction` runs for a newly stored event before the commit (the delivery outbox), so
- * the event and what it sets off commit together or not at all.
+ * Stores an event once, with its outbox rows and the notifications of both, in one transaction.
+ * Inserts of one customer are serialised by an advisory lock so that positions commit in
+ * increasing order: a reader that has seen position N will never later find a committed event of
+ * that customer below N. Under the lock there is one statement (the event, its deliveries and the
+ * notices together), because the lock's hold time bounds one customer's intake rate. The event and
+ * its deliveries commit together or not at all; a repeated source key stores and enqueues nothing.
  */
-export async function insertEvent<T = undefined>(
-  db: Db,
-  input: NewEvent,
-  alsoInTransaction?: (tx: Tx, event: EventRow) => Promise<T>,
-): Promise<{ event: EventRow; created: boolean; also?: T }> {
+export async function insertEvent(db: Db, input: NewEvent, outbox?: Outbox): Promise<{ event: EventRow; created: boolean; deliveries: DeliveryRow[] }> {
+  const queued = (outbox?.endpointIds ?? []).map((endpointId) => ({
+    id: newId('dlv'),
+    endpoint_id: endpointId,
+    workflow_id: outbox!.queueWorkflowId(endpointId),
+    notice: deliveryNotice({ customerId: input.customerId, endpointId, taskQueue: outbox!.taskQueue }),
+  }));
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`events:${input.customerId}`}))`);
-    if (input.sourceKey) {
-      const [existing] = await tx
-        .select()
-        .from(events)
-        .where(and(eq(events.customerId, input.customerId), eq(events.sourceKey, input.sourceKey)));
-      if (existing) return { event: existing, created: false };
-    }
-    const [row] = await tx
-      .insert(events)
-      .values({ id: newId('evt'), ...input })
-      .returning();
-    await tx.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${eventNotice(row!.customerId, row!.position)})`);
-    const also = alsoInTransaction ? await alsoInTransaction(tx, row!) : undefined;
-    return { event: row!, created: true, also };
+    const [row] = await queryRows<{ event: Record<string, unknown> | null; deliveries: Array<Record<string, unknown>> }>(
+      tx,
+      sql`with ins as (
+            insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
+            values (${newId('evt')}, ${input.customerId}, ${input.seatId}, ${input.platform}, ${input.type}, ${input.event},
+                    ${input.occurredAt.toISOString()}::timestamptz, ${JSON.stringify(input.data)}::jsonb, ${input.sourceKey})
+            on conflict (customer_id, source_key) do nothing
+            returning *
+          ), queued as (
+            select * from jsonb_to_recordset(${JSON.stringify(queued)}::jsonb) as q(id text, endpoint_id text, workflow_id text, notice text)
+          ), outbox as (
+            insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, task_queue, next_attempt_at)
+            select queued.id, ins.id, queued.endpoint_id, ins.customer_id, ${outbox?.reason ?? 'initial'}, queued.workflow_id, ${outbox?.taskQueue ?? null}, now()
+            from ins, queued
+            returning *
+          ), notices as (
+            select pg_notify(${EVENTS_CHANNEL}, ${eventNoticePrefix(input.customerId)} || ins.position) from ins
+            union all
+            select pg_notify(${DELIVERIES_CHANNEL}, queued.notice) from ins, queued
+          )
+          select (select row_to_json(ins) from ins) as event,
+                 (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
+                 (select count(*) from notices) as notices`,
+    );
+    if (row?.event) return { event: readEvent(row.event), created: true, deliveries: row.deliveries.map(readDelivery) };
+    // The source key is taken: the event stored first is the one, and it set off its own deliveries.
+    const [existing] = await tx
+      .select()
+      .from(events)
+      .where(and(eq(events.customerId, input.customerId), eq(events.sourceKey, input.sourceKey!)));
+    return { event: existing!, created: false, deliveries: [] };
   });
 }
 
