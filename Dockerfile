@@ -2,6 +2,7 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts/patch-dependencies.cjs scripts/
 RUN npm ci --no-audit --no-fund
 COPY . .
 # buf, the protobuf plugin and Vite are build tools: generate the RPC code and build the console,

@@ -28,19 +28,22 @@ import {
   type PublishAttempt,
 } from './traffic';
 
-/** The load: one publish every PUBLISH_EVERY_MS and one platform event every EVENT_EVERY_MS, bounded in count. */
+/** The load: one publish every PUBLISH_EVERY_MS and EVENTS_PER_SECOND platform events, bounded in count. */
 const PUBLISH_EVERY_MS = 1_000;
-const EVENT_EVERY_MS = 400;
+/** Comments and messages a second, paced, as a busy account's traffic (DRILLS_EVENT_RATE). */
+const EVENTS_PER_SECOND = Number(process.env.DRILLS_EVENT_RATE ?? 100);
 const MAX_PUBLISHES_PER_DRILL = 40;
-const MAX_EVENTS_PER_DRILL = 100;
+const MAX_EVENTS_PER_DRILL = 3_000;
+/** Emulator calls in flight at once; a slower emulator lowers the rate rather than queueing calls. */
+const MAX_EMITS_IN_FLIGHT = 50;
 /** Load before the fault, and after its end. */
 const WARMUP_MS = 3_000;
 const AFTER_MS = 3_000;
 /**
- * Bounded wait for quiescence, from the end of the fault. An activity whose task was lost (its
- * worker killed, or the task never run) is retried only after its start-to-close timeout, 2 minutes
- * for a delivery attempt (workflows/webhook-delivery.workflow.ts); waiting that out in every drill
- * would not fit the run's budget, so such pushes are reported as late (still pending), not lost.
+ * Bounded wait for quiescence, from the end of the fault. A drain whose worker was killed moves to
+ * another worker after its heartbeat timeout (10 s), and the rows it had claimed follow once their
+ * leases lapse (the attempt timeout plus 15 s); a push still pending at the deadline is reported
+ * as late, not lost.
  */
 const QUIESCE_MS = Number(process.env.DRILLS_QUIESCE_MS ?? 60_000);
 /** The whole run stops by itself after this long, whatever happens. */
@@ -249,15 +252,21 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     }
   })();
   const emitter = (async () => {
+    // Paced by the clock, not by each call's answer, so the rate holds while the service is slow.
+    const inFlight = new Set<Promise<void>>();
+    const startedAt = Date.now();
     for (let i = 0; loadOn && i < MAX_EVENTS_PER_DRILL; i++) {
       const kind = i % 2 === 0 ? 'message' : 'comment';
-      try {
-        emitted.push(await emitPlatformEvent(t, seats[Math.floor(i / 2) % 2]!, kind, `drill ${drill.name} ${kind} ${i}`));
-      } catch (err) {
-        emitErrors.push((err as Error).message);
-      }
-      await sleep(EVENT_EVERY_MS);
+      const emit: Promise<void> = emitPlatformEvent(t, seats[Math.floor(i / 2) % 2]!, kind, `drill ${drill.name} ${kind} ${i}`)
+        .then((e) => void emitted.push(e))
+        .catch((err: unknown) => void emitErrors.push((err as Error).message))
+        .finally(() => inFlight.delete(emit));
+      inFlight.add(emit);
+      if (inFlight.size >= MAX_EMITS_IN_FLIGHT) await Promise.race(inFlight);
+      const due = startedAt + ((i + 1) * 1_000) / EVENTS_PER_SECOND;
+      if (due > Date.now()) await sleep(due - Date.now());
     }
+    await Promise.all(inFlight);
   })();
 
   try {
@@ -298,7 +307,9 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
         final = await audit({ gateway: gateways[0], tenant, publishes, emitted, receivers, followers });
         if (final.ok) break;
       } catch (err) {
-        result.details.push(`audit: ${(err as Error).message}`);
+        const line = `audit: ${(err as Error).message}`;
+        if (!result.details.includes(line)) say(`${drill.name}: ${line}`);
+        result.details.push(line);
       }
       if (Date.now() > deadline) break;
       await sleep(1_000);
@@ -362,6 +373,9 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     list('publishes no gateway accepted', refusals);
     const endpointRepeats = receivers.map((r) => [...r.delivered.values()].filter((n) => n > 1).length);
     if (endpointRepeats.some((n) => n > 0)) result.details.push(`events pushed more than once (at-least-once, deduplicated by id): ${receivers.map((r, i) => `${r.name} ${endpointRepeats[i]}`).join(', ')}`);
+    const ats = emitted.map((e) => e.at);
+    const emitSeconds = ats.length > 1 ? (Math.max(...ats) - Math.min(...ats)) / 1000 : 0;
+    result.details.push(`platform events emitted: ${emitted.length}${emitSeconds > 0 ? ` at ${(emitted.length / emitSeconds).toFixed(0)}/s` : ''}`);
     result.details.push(`streams: ${followers.map((f) => `${f.name} ${f.received.length} events, ${f.connects} connections, ${f.resumes} resumed with Last-Event-ID`).join('; ')}`);
     for (const exit of t.unexpectedExits.slice(exitsBefore)) {
       result.details.push(`UNEXPECTED EXIT of ${exit.name} (code ${exit.code}, signal ${exit.signal}), restarted by the supervisor; last output: ${exit.tail.trim().split('\n').slice(-3).join(' | ')}`);

@@ -191,6 +191,7 @@ export function officialIdOf(e: LoggedEvent): string | undefined {
  */
 export class SseFollower {
   readonly received: string[] = [];
+  private readonly seen = new Set<string>();
   /** Reconnections that carried a Last-Event-ID. */
   resumes = 0;
   connects = 0;
@@ -225,11 +226,12 @@ export class SseFollower {
   }
 
   has(id: string): boolean {
-    return this.receivedSet().has(id);
+    return this.seen.has(id);
   }
 
-  receivedSet(): Set<string> {
-    return new Set(this.received);
+  /** The ids received, kept as they arrive: the audit reads it for every event, every poll. */
+  receivedSet(): ReadonlySet<string> {
+    return this.seen;
   }
 
   async stop(): Promise<void> {
@@ -272,6 +274,7 @@ export class SseFollower {
             } else if (frame.kind === 'event') {
               this.startAfter ??= '';
               this.received.push(frame.id);
+              this.seen.add(frame.id);
               this.lastId = frame.id;
               for (const wake of this.onEvent) wake();
             }
