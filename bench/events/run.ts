@@ -1,175 +1,463 @@
 /**
- * bench/events: ingests N official webhook pushes through the gateway's receiver with M endpoints
- * subscribed on loopback receivers, and measures, in one run:
- *   - deliveries per second through the event path (ingest → log → Temporal delivery workflow →
- *     signed POST), against a baseline of the same signed POSTs sent straight from a loop;
- *   - p50/p99 from ingestion to receipt, for push and for an open SSE stream;
- *   - Temporal actions per delivery, read from the histories of the delivery workflows.
+ * bench/events: webhook delivery through the per-endpoint delivery queues, each figure against a
+ * baseline measured in the same run. The real path throughout: an official push signed as the
+ * platform signs it → the gateway's receiver (/webhooks/vplat) → the event and its outbox rows in
+ * one transaction → the worker's dispatcher → the endpoint's queue workflow → its drain → a signed
+ * POST to loopback receivers. Phases, in order:
+ *   1. throughput: BENCH_EVENTS pushes × BENCH_ENDPOINTS endpoints, deliveries/s, against a plain
+ *      loop (sign, POST, one insert per attempt; no Temporal) to the same receivers;
+ *   2. latency: BENCH_RATE pushes/s for BENCH_STEADY_S s, ingestion to receipt p50/p99 (and SSE);
+ *   3. isolation: the same again with a 4th endpoint answering 500 and a 5th hanging past its
+ *      attempt timeout, latency of the healthy endpoints only;
+ *   4. intake: accepted pushes/s of the receiver against a bare Fastify route doing one insert,
+ *      driven by the same concurrent loop, in interleaved rounds;
+ *   5. Temporal cost: history events of every run of each endpoint's queue workflow per delivery.
  *
- *   npm run bench:events   (BENCH_EVENTS=200, BENCH_ENDPOINTS=3, BENCH_CONCURRENCY=10)
- * Needs Postgres on 127.0.0.1:5432 and the Temporal CLI (scripts/temporal-cli.sh).
+ *   npm run bench:events
+ * Needs Postgres on 127.0.0.1:5432 and the Temporal CLI (scripts/temporal-cli.sh). Everything runs
+ * in this process and talks to 127.0.0.1 only; the run stops by itself (BENCH_TIMEOUT_S at most).
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
-import { pushSignature } from '../../core/events/push-signature';
-import { insertEndpoint } from '../../core/db/repositories/webhook-endpoints';
+import { inArray, sql as dsql } from 'drizzle-orm';
+import type postgres from 'postgres';
+import { queryRows } from '../../core/db/client';
+import type { EventRow } from '../../core/db/repositories/events';
+import { insertEndpoint, type WebhookEndpointRow } from '../../core/db/repositories/webhook-endpoints';
+import { events as eventsTable } from '../../core/db/schema';
 import { createUpstream } from '../../core/upstream';
-import { SANDBOX_APP } from '../../core/upstream/settings';
-import { createBenchTenant, envInt, inBatches, percentile, startBenchStack, waitUntil } from '../harness';
+import { ADMIN_URL, createBenchTenant, envInt, formatTable, inBatches, loadAverage, machineLine, percentile, startBenchStack, type BenchStack } from '../harness';
+import { openBaselineDb, plainDeliveryLoop, startBareIntake } from './baselines';
+import { countQueueHistory } from './history';
+import { BENCH_ACCOUNT, closePushAgent, postOnce, sendPush, signedPush, type PushResult } from './official-push';
+import { startPhaseProbe, type ProbeFigures } from './probes';
+import { startReceiver, type Receiver } from './receivers';
 
-const N = envInt('BENCH_EVENTS', 200);
-const M = envInt('BENCH_ENDPOINTS', 3);
+const EVENTS = envInt('BENCH_EVENTS', 2_000);
+const ENDPOINTS = envInt('BENCH_ENDPOINTS', 3);
+/** Senders of the throughput phase, and loops of its baseline. */
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 10);
+const RATE = envInt('BENCH_RATE', 100);
+const STEADY_S = envInt('BENCH_STEADY_S', 60);
+const INTAKE_S = envInt('BENCH_INTAKE_S', 5);
+const INTAKE_ROUNDS = envInt('BENCH_INTAKE_ROUNDS', 2);
+const INTAKE_CONCURRENCY = envInt('BENCH_INTAKE_CONCURRENCY', 20);
+const ATTEMPT_TIMEOUT_MS = envInt('BENCH_ATTEMPT_TIMEOUT_MS', 2_000);
+const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 50);
+const TIMEOUT_S = envInt('BENCH_TIMEOUT_S', 900);
+const WARMUP_EVENTS = 20;
 
-/** Loopback receivers that note when each event id arrived. */
-async function startReceivers(count: number) {
-  const arrivals = new Map<string, number[]>();
-  let total = 0;
-  const servers = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const server = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
-          const list = arrivals.get(id) ?? [];
-          list.push(Date.now());
-          arrivals.set(id, list);
-          total += 1;
-          res.writeHead(200).end();
-        });
-      });
-      server.keepAliveTimeout = 30_000;
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return server;
+/** The issue's targets. */
+const TARGET = { throughput: 0.3, p50Ms: 50, p99Ms: 250, historyPerDelivery: 0.2, intake: 0.3 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : 'n/a');
+
+interface Endpoint {
+  row: WebhookEndpointRow;
+  receiver: Receiver;
+}
+
+interface Bench {
+  stack: BenchStack;
+  baselineDb: postgres.Sql;
+  database: string;
+  push: string;
+  customerId: string;
+  healthy: Endpoint[];
+  sse: Map<string, number>;
+}
+
+// ---------------------------------------------------------------- phases
+
+/** Pushes `count` events from `CONCURRENCY` senders; deliveries/s from the first push to the last receipt. */
+async function throughputPhase(b: Bench, count: number) {
+  for (const e of b.healthy) e.receiver.reset();
+  const probe = await startPhaseProbe(b.baselineDb, b.database);
+  const pushes: PushResult[] = [];
+  const started = Date.now();
+  await inBatches([...Array(count).keys()], CONCURRENCY, async () => {
+    pushes.push(await sendPush(b.push));
+  });
+  const ingestSeconds = (Date.now() - started) / 1000;
+  await waitForReceipts(b.healthy, count, 600_000, 'the throughput deliveries');
+  const lastReceipt = Math.max(...b.healthy.flatMap((e) => [...e.receiver.arrivals.values()]));
+  return { pushes, ingestSeconds, seconds: (lastReceipt - started) / 1000, probe: await probe.stop(count * b.healthy.length) };
+}
+
+/**
+ * Sends `RATE` pushes a second for `STEADY_S` s on a fixed schedule (open loop: a slow answer
+ * delays no later push), then waits for every healthy receipt. Latency counts from the scheduled
+ * time, so a sender that fell behind (this process also runs the service) is not hidden.
+ */
+async function steadyPhase(b: Bench) {
+  for (const e of b.healthy) e.receiver.reset();
+  const total = RATE * STEADY_S;
+  const probe = await startPhaseProbe(b.baselineDb, b.database);
+  const start = Date.now() + 100;
+  const sent: Array<PushResult & { scheduledAt: number }> = [];
+  const inFlight: Array<Promise<void>> = [];
+  for (let i = 0; i < total; i++) {
+    const scheduledAt = start + (i * 1000) / RATE;
+    const wait = scheduledAt - Date.now();
+    if (wait > 0) await sleep(wait);
+    inFlight.push(sendPush(b.push).then((r) => void sent.push({ ...r, scheduledAt })));
+  }
+  await Promise.all(inFlight);
+  await waitForReceipts(b.healthy, total, 300_000, 'the steady deliveries');
+  return { sent, probe: await probe.stop(total * b.healthy.length) };
+}
+
+/** Accepted pushes/s of each route, in interleaved rounds (bare first), medians. */
+async function intakePhase(b: Bench, bareUrl: string) {
+  await driveFor(bareUrl, 1);
+  await driveFor(b.push, 1);
+  await drainHealthy(b);
+  const bare: number[] = [];
+  const service: number[] = [];
+  const deliveredDuring: number[] = [];
+  const probes: { bare: ProbeFigures[]; service: ProbeFigures[] } = { bare: [], service: [] };
+  for (let round = 0; round < INTAKE_ROUNDS; round++) {
+    let probe = await startPhaseProbe(b.baselineDb, b.database);
+    const bareRun = await driveFor(bareUrl, INTAKE_S);
+    bare.push(bareRun.perSecond);
+    probes.bare.push(await probe.stop(bareRun.accepted));
+    for (const e of b.healthy) e.receiver.reset();
+    probe = await startPhaseProbe(b.baselineDb, b.database);
+    const run = await driveFor(b.push, INTAKE_S);
+    service.push(run.perSecond);
+    probes.service.push(await probe.stop(run.accepted));
+    // Deliveries made while the receiver was driven: they shared the 2 cores with intake.
+    deliveredDuring.push(b.healthy.reduce((n, e) => n + e.receiver.requests(), 0) / INTAKE_S);
+    // The next bare round starts on a machine with no backlog to deliver.
+    await waitForReceipts(b.healthy, run.accepted, 600_000, 'the intake deliveries');
+  }
+  return { bare: median(bare), service: median(service), bareRounds: bare, serviceRounds: service, deliveredDuring: median(deliveredDuring), probes };
+}
+
+/** Drives `url` with INTAKE_CONCURRENCY loops of signed pushes for `seconds`; any refusal fails the run. */
+async function driveFor(url: string, seconds: number): Promise<{ accepted: number; perSecond: number }> {
+  const started = Date.now();
+  const deadline = started + seconds * 1000;
+  let accepted = 0;
+  await Promise.all(
+    Array.from({ length: INTAKE_CONCURRENCY }, async () => {
+      while (Date.now() < deadline) {
+        if (!(await postOnce(url, signedPush()))) throw new Error(`${url} refused a push`);
+        accepted += 1;
+      }
     }),
   );
+  return { accepted, perSecond: accepted / ((Date.now() - started) / 1000) };
+}
+
+// ---------------------------------------------------------------- measures
+
+/** Ingestion-to-receipt latencies of a steady phase at the healthy receivers, and where the time went. */
+async function steadyFigures(b: Bench, { sent, probe }: Awaited<ReturnType<typeof steadyPhase>>) {
+  const receipt: number[] = [];
+  for (const p of sent) for (const e of b.healthy) receipt.push(e.receiver.arrivals.get(p.eventId)! - p.scheduledAt);
+  const sse = sent.map((p) => (b.sse.get(p.eventId) ?? NaN) - p.scheduledAt).filter(Number.isFinite);
+  const stages = await stageTimes(b, sent);
   return {
-    urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`),
-    arrivals,
-    total: () => total,
-    reset() {
-      arrivals.clear();
-      total = 0;
-    },
-    close: () => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))),
+    p50: percentile(receipt, 50),
+    p99: percentile(receipt, 99),
+    receipts: receipt.length,
+    sse: { p50: percentile(sse, 50), p99: percentile(sse, 99), count: sse.length },
+    senderLagP99: percentile(
+      sent.map((p) => p.sentAt - p.scheduledAt),
+      99,
+    ),
+    stages,
+    probe,
   };
 }
 
+/**
+ * Splits each healthy delivery's latency at two instants: the gateway's answer (the event and its
+ * outbox rows committed) and the drain's first attempt starting (delivery_attempts.started_at, set
+ * just before the POST). Stages: intake, queue (notice → dispatcher → drain → claim), POST.
+ */
+async function stageTimes(b: Bench, sent: Array<PushResult & { scheduledAt: number }>) {
+  const ids = sent.map((p) => p.eventId);
+  const endpointIds = b.healthy.map((e) => e.row.id);
+  const expected = ids.length * endpointIds.length;
+  let rows: Array<{ event_id: string; endpoint_id: string; started_at: Date }> = [];
+  // Outcomes are written in batches after the POST: wait for the last of them.
+  for (let tries = 0; tries < 100 && rows.length < expected; tries++) {
+    if (tries > 0) await sleep(100);
+    rows = await b.baselineDb`select d.event_id, d.endpoint_id, a.started_at from delivery_attempts a join deliveries d on d.id = a.delivery_id
+      where a.attempt = 1 and d.event_id in ${b.baselineDb(ids)} and d.endpoint_id in ${b.baselineDb(endpointIds)}`;
+  }
+  const byEvent = new Map(sent.map((p) => [p.eventId, p]));
+  const receivers = new Map(b.healthy.map((e) => [e.row.id, e.receiver]));
+  const intake: number[] = [];
+  const queue: number[] = [];
+  const post: number[] = [];
+  for (const p of sent) intake.push(p.answeredAt - p.scheduledAt);
+  for (const r of rows) {
+    const p = byEvent.get(r.event_id)!;
+    const startedAt = new Date(r.started_at).getTime();
+    queue.push(startedAt - p.answeredAt);
+    post.push(receivers.get(r.endpoint_id)!.arrivals.get(r.event_id)! - startedAt);
+  }
+  const pair = (v: number[]) => `${ms(percentile(v, 50))} / ${ms(percentile(v, 99))}`;
+  return { intake: pair(intake), queue: pair(queue), post: pair(post), attempts: rows.length };
+}
+
+/** Attempts recorded per endpoint so far (every outcome, failures included). */
+async function attemptsByEndpoint(b: Bench, endpointIds: string[]): Promise<Map<string, number>> {
+  const rows = await b.baselineDb<{ endpoint_id: string; n: number }[]>`select d.endpoint_id, count(*)::int as n from delivery_attempts a
+    join deliveries d on d.id = a.delivery_id where d.endpoint_id in ${b.baselineDb(endpointIds)} group by d.endpoint_id`;
+  return new Map(rows.map((r) => [r.endpoint_id, r.n]));
+}
+
+/** History events over all runs of each endpoint's queue workflow, and the attempts each endpoint had. */
+async function temporalCost(b: Bench, endpointIds: string[]) {
+  const byEndpoint = await attemptsByEndpoint(b, endpointIds);
+  const out: Array<{ endpointId: string; runs: number; events: number; attempts: number }> = [];
+  for (const endpointId of endpointIds) {
+    const history = await countQueueHistory(b.stack.temporal, endpointId);
+    out.push({ endpointId, ...history, attempts: byEndpoint.get(endpointId) ?? 0 });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- setup
+
+async function waitForReceipts(endpoints: Endpoint[], count: number, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!endpoints.every((e) => e.receiver.arrivals.size >= count)) {
+    if (Date.now() > deadline) {
+      const got = endpoints.map((e) => e.receiver.arrivals.size).join(', ');
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${got} of ${count} each`);
+    }
+    await sleep(20);
+  }
+}
+
+/** Waits until no healthy endpoint has a pending delivery, so the next measure starts from an empty queue. */
+async function drainHealthy(b: Bench): Promise<void> {
+  const ids = b.healthy.map((e) => e.row.id);
+  for (let tries = 0; tries < 600; tries++) {
+    const [row] = await b.baselineDb<{ n: number }[]>`select count(*)::int as n from deliveries where status = 'pending' and endpoint_id in ${b.baselineDb(ids)}`;
+    if (row!.n === 0) return;
+    await sleep(100);
+  }
+  throw new Error('the healthy queues did not drain within 60 s');
+}
+
+async function addEndpoint(b: Bench, receiver: Receiver): Promise<Endpoint> {
+  const row = await insertEndpoint(b.stack.db, { customerId: b.customerId, url: receiver.url, eventTypes: ['*'], signingKey: `bench-${receiver.behaviour}-key` });
+  return { row, receiver };
+}
+
+/** The run's database (harness names it), for the baselines' own pool and the probes. */
+async function databaseName(stack: BenchStack): Promise<string> {
+  const [row] = await queryRows<{ name: string }>(stack.db, dsql`select current_database() as name`);
+  return row!.name;
+}
+
+function databaseUrl(database: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function storedEvents(stack: BenchStack, ids: string[]): Promise<EventRow[]> {
+  return stack.db.select().from(eventsTable).where(inArray(eventsTable.id, ids)).orderBy(eventsTable.position);
+}
+
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+// ---------------------------------------------------------------- the run
+
 async function main() {
+  const hardStop = setTimeout(() => {
+    console.error(`bench/events: still running after BENCH_TIMEOUT_S=${TIMEOUT_S} s; stopping`);
+    process.exit(2);
+  }, TIMEOUT_S * 1000);
+  hardStop.unref();
+  const runStarted = Date.now();
+  console.log(`bench/events: ${machineLine()}`);
+
   // The events benchmark calls no official API and publishes nothing.
   const upstream = createUpstream({
     vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
     shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
     timeouts: { connectMs: 1_000, totalMs: 1_000 },
   });
-  const receivers = await startReceivers(M);
-  const closers: Array<() => Promise<unknown>> = [() => receivers.close(), () => upstream.close()];
+  const closers: Array<() => Promise<unknown>> = [() => upstream.close(), () => closePushAgent()];
   try {
+    const receivers = await Promise.all([...Array(ENDPOINTS).keys()].map(() => startReceiver('ok')));
+    const failing = await startReceiver('fail');
+    const hanging = await startReceiver('hang');
+    closers.unshift(() => Promise.all([...receivers, failing, hanging].map((r) => r.close())));
     const stack = await startBenchStack({
       name: 'events',
       upstream,
-      delivery: { retryScheduleMs: [1_000], attemptTimeoutMs: 5_000 },
+      // One retry a second later: the failing endpoint keeps its queue busy with retries too.
+      delivery: { retryScheduleMs: [1_000], attemptTimeoutMs: ATTEMPT_TIMEOUT_MS },
       publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
       allowInsecureWebhookUrls: true,
-      maxInFlightPerEndpoint: 50,
+      maxInFlightPerEndpoint: IN_FLIGHT,
     });
     closers.unshift(() => stack.close());
-    const { gateway, temporal } = stack;
+    const database = await databaseName(stack);
+    const baselineDb = await openBaselineDb(databaseUrl(database));
+    closers.unshift(() => baselineDb.end());
+    const tenant = await createBenchTenant(stack, { id: BENCH_ACCOUNT, username: 'bench', accessToken: 'unused' });
+    const b: Bench = { stack, baselineDb, database, push: `${stack.gateway}/webhooks/vplat`, customerId: tenant.customerId, healthy: [], sse: new Map() };
+    for (const receiver of receivers) b.healthy.push(await addEndpoint(b, receiver));
+    await stack.streamEvents(tenant.apiKey, (event, at) => b.sse.set(event.id, at));
 
-    // One customer, a bound video seat, M endpoints subscribed to everything, an API key for SSE.
-    const tenant = await createBenchTenant(stack, { id: 'bench-account', username: 'bench', accessToken: 'unused' });
-    const signingKey = createHash('sha256').update('bench-secret').digest('hex');
-    for (const endpointUrl of receivers.urls) await insertEndpoint(stack.db, { customerId: tenant.customerId, url: endpointUrl, eventTypes: ['*'], signingKey });
+    // Warm-up: JIT, pools, the queue workflows started and their drains open.
+    await throughputPhase(b, WARMUP_EVENTS);
+    await drainHealthy(b);
 
-    // An SSE client: arrival time of every event it streams.
-    const sseArrivals = new Map<string, number>();
-    await stack.streamEvents(tenant.apiKey, (event, at) => sseArrivals.set(event.id, at));
-
-    const sentAt = new Map<string, number>();
-    const push = async (i: number) => {
-      const body = JSON.stringify({
-        client_key: SANDBOX_APP.vplatAppId,
-        event: 'im_receive_msg',
-        create_time: Math.floor(Date.now() / 1000),
-        user_openid: 'bench-account',
-        content: JSON.stringify({ message_id: `m-${i}-${randomBytes(4).toString('hex')}`, type: 'text', text: { body: `hello ${i}` }, timestamp: Date.now() }),
-      });
-      const t = Math.floor(Date.now() / 1000);
-      const started = Date.now();
-      const res = await request(`${gateway}/webhooks/vplat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'tiktok-signature': `t=${t},s=${createHmac('sha256', SANDBOX_APP.vplatAppSecret).update(`${t}.${body}`).digest('hex')}` },
-        body,
-      });
-      const answer = (await res.body.json()) as { data: { eventId: string } };
-      sentAt.set(answer.data.eventId, started);
+    console.log(`\n[1/5] throughput: ${EVENTS} events x ${ENDPOINTS} endpoints (load average ${loadAverage()})`);
+    const through = await throughputPhase(b, EVENTS);
+    await drainHealthy(b);
+    const baselineProbe = await startPhaseProbe(baselineDb, b.database);
+    const baselineSeconds = await plainDeliveryLoop(
+      baselineDb,
+      await storedEvents(stack, through.pushes.map((p) => p.eventId)),
+      b.healthy.map((e) => ({ url: e.receiver.url, signingKey: e.row.signingKey })),
+      CONCURRENCY,
+    );
+    const deliveries = EVENTS * ENDPOINTS;
+    const throughput = {
+      service: deliveries / through.seconds,
+      baseline: deliveries / baselineSeconds,
+      ingest: EVENTS / through.ingestSeconds,
+      probes: { service: through.probe, baseline: await baselineProbe.stop(deliveries) },
     };
 
-    // Warm-up: JIT, connection pools, the worker's workflow cache.
-    await inBatches([...Array(20).keys()], CONCURRENCY, push);
-    await waitUntil(() => receivers.total() >= 20 * M, 60_000, 'the warm-up deliveries');
-    receivers.reset();
-    sentAt.clear();
-    sseArrivals.clear();
+    console.log(`[2/5] latency: ${RATE} events/s x ${ENDPOINTS} endpoints for ${STEADY_S} s (load average ${loadAverage()})`);
+    const steady = await steadyFigures(b, await steadyPhase(b));
+    await drainHealthy(b);
 
-    const started = Date.now();
-    await inBatches([...Array(N).keys()], CONCURRENCY, push);
-    const ingestSeconds = (Date.now() - started) / 1000;
-    await waitUntil(() => receivers.total() >= N * M, 300_000, 'the deliveries');
-    const pathSeconds = (Date.now() - started) / 1000;
-    await waitUntil(() => sseArrivals.size >= N, 30_000, 'the SSE events');
+    console.log(`[3/5] isolation: the same with a 4th endpoint answering 500 and a 5th hanging (load average ${loadAverage()})`);
+    const bad = [await addEndpoint(b, failing), await addEndpoint(b, hanging)];
+    const isolated = await steadyFigures(b, await steadyPhase(b));
+    const badAttempts = await attemptsByEndpoint(b, bad.map((e) => e.row.id));
+    // Stop the bad endpoints' queues (disabled: their drains cancel what is left) and free the held requests.
+    await baselineDb`update webhook_endpoints set disabled_at = now(), disabled_reason = 'bench' where id in ${baselineDb(bad.map((e) => e.row.id))}`;
+    hanging.release();
+    await drainHealthy(b);
 
-    const pushLatency: number[] = [];
-    for (const [id, sent] of sentAt) for (const at of receivers.arrivals.get(id) ?? []) pushLatency.push(at - sent);
-    const sseLatency = [...sentAt].map(([id, sent]) => (sseArrivals.get(id) ?? NaN) - sent).filter(Number.isFinite);
+    console.log(`[4/5] intake: ${INTAKE_ROUNDS} rounds of ${INTAKE_S} s per route, ${INTAKE_CONCURRENCY} concurrent senders (load average ${loadAverage()})`);
+    const bare = await startBareIntake(baselineDb);
+    closers.unshift(() => bare.app.close());
+    const intake = await intakePhase(b, bare.url);
 
-    // Baseline: the same number of signed POSTs of the same bodies, straight from a loop.
-    receivers.reset();
-    const bodies = [...Array(N * M).keys()].map((i) => ({ url: receivers.urls[i % M]!, body: JSON.stringify({ id: `evt_base_${i}`, type: 'vplat.message.received', data: { i } }) }));
-    const baseStarted = Date.now();
-    await inBatches(bodies, CONCURRENCY, async ({ url: target, body }) => {
-      const res = await request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': pushSignature([signingKey], Math.floor(Date.now() / 1000), body) }, body });
-      await res.body.dump();
-    });
-    const baseSeconds = (Date.now() - baseStarted) / 1000;
+    console.log(`[5/5] Temporal cost: histories of the endpoint queue workflows`);
+    const cost = await temporalCost(b, [...b.healthy, ...bad].map((e) => e.row.id));
 
-    // Temporal actions per delivery, from a sample of histories: starts, activities, timers.
-    let actions = 0;
-    let sampled = 0;
-    for await (const execution of temporal.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` })) {
-      const history = await temporal.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-      for (const e of history.events ?? []) {
-        if (e.workflowExecutionStartedEventAttributes || e.activityTaskScheduledEventAttributes || e.timerStartedEventAttributes) actions += 1;
-      }
-      if (++sampled >= 50) break;
-    }
-    if (process.env.BENCH_SHOW_HISTORY) {
-      for await (const execution of temporal.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` })) {
-        const history = await temporal.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-        console.log((history.events ?? []).map((e) => e.eventType).join(' '));
-        break;
-      }
-    }
-
-    const pathRate = (N * M) / pathSeconds;
-    const baseRate = (N * M) / baseSeconds;
-    console.log(`\nbench/events: ${N} events x ${M} endpoints, ${CONCURRENCY} concurrent senders, one machine (${process.version})`);
-    console.log(`${'variant'.padEnd(52)} ${'deliveries/s'.padStart(13)} ${'ratio'.padStart(7)}`);
-    console.log(`${'baseline: signed POSTs straight from a loop'.padEnd(52)} ${baseRate.toFixed(0).padStart(13)} ${'1.00'.padStart(7)}`);
-    console.log(`${'event path: ingest, log, workflow, signed POST'.padEnd(52)} ${pathRate.toFixed(0).padStart(13)} ${(pathRate / baseRate).toFixed(2).padStart(7)}`);
-    console.log(`\ningestion alone: ${(N / ingestSeconds).toFixed(0)} events/s (${M} workflow starts each)`);
-    console.log(`ingestion to receipt, push: p50 ${percentile(pushLatency, 50)} ms, p99 ${percentile(pushLatency, 99)} ms (${pushLatency.length} deliveries)`);
-    console.log(`ingestion to receipt, SSE:  p50 ${percentile(sseLatency, 50)} ms, p99 ${percentile(sseLatency, 99)} ms (${sseLatency.length} events)`);
-    console.log(`Temporal actions per delivery (start + activities + timers, ${sampled} histories): ${(actions / Math.max(1, sampled)).toFixed(2)}`);
+    printReport({ throughput, steady, isolated, intake, cost, healthyIds: new Set(b.healthy.map((e) => e.row.id)), badAttempts, badIds: [bad[0]!.row.id, bad[1]!.row.id], seconds: (Date.now() - runStarted) / 1000 });
   } finally {
     for (const close of closers) await close().catch((err: unknown) => console.error('bench: cleanup failed:', err));
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+// ---------------------------------------------------------------- report
+
+type SteadyFigures = Awaited<ReturnType<typeof steadyFigures>>;
+
+function printReport(r: {
+  throughput: { service: number; baseline: number; ingest: number; probes: { service: ProbeFigures; baseline: ProbeFigures } };
+  steady: SteadyFigures;
+  isolated: SteadyFigures;
+  intake: Awaited<ReturnType<typeof intakePhase>>;
+  cost: Awaited<ReturnType<typeof temporalCost>>;
+  healthyIds: Set<string>;
+  badAttempts: Map<string, number>;
+  badIds: [failing: string, hanging: string];
+  seconds: number;
+}) {
+  const sum = (rows: typeof r.cost, key: 'events' | 'attempts' | 'runs') => rows.reduce((n, c) => n + c[key], 0);
+  const healthyCost = r.cost.filter((c) => r.healthyIds.has(c.endpointId));
+  const perDelivery = (rows: typeof r.cost) => sum(rows, 'events') / Math.max(1, sum(rows, 'attempts'));
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const pair = (f: { p50: number; p99: number }) => `${ms(f.p50)} / ${ms(f.p99)}`;
+  const latencyMet = (f: SteadyFigures) => verdict(f.p50 < TARGET.p50Ms && f.p99 < TARGET.p99Ms);
+  const throughputRatio = r.throughput.service / r.throughput.baseline;
+  const intakeRatio = r.intake.service / r.intake.bare;
+
+  console.log(`\nbench/events: ${EVENTS} events x ${ENDPOINTS} endpoints; ${RATE} events/s for ${STEADY_S} s; in-flight limit ${IN_FLIGHT}, attempt timeout ${ATTEMPT_TIMEOUT_MS} ms; ${(r.seconds).toFixed(0)} s`);
+  console.log(`${machineLine()} (at the end)\n`);
+  console.log(
+    formatTable(
+      ['measure', 'baseline', 'service', 'ratio', 'target', 'verdict'],
+      [
+        [`throughput, deliveries/s (baseline: plain loop, ${CONCURRENCY} at a time)`, r.throughput.baseline.toFixed(0), r.throughput.service.toFixed(0), throughputRatio.toFixed(2), `>= ${TARGET.throughput}`, verdict(throughputRatio >= TARGET.throughput)],
+        [`latency ingestion to receipt, p50 / p99 ms`, '', pair(r.steady), '', `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`, latencyMet(r.steady)],
+        [`  same, 4th endpoint 500 and 5th hanging (healthy ${ENDPOINTS})`, '', pair(r.isolated), '', `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`, latencyMet(r.isolated)],
+        [`Temporal history events per delivery (healthy ${ENDPOINTS})`, '', perDelivery(healthyCost).toFixed(3), '', `<= ${TARGET.historyPerDelivery}`, verdict(perDelivery(healthyCost) <= TARGET.historyPerDelivery)],
+        [`intake, accepted events/s (baseline: bare route, one insert)`, r.intake.bare.toFixed(0), r.intake.service.toFixed(0), intakeRatio.toFixed(2), `>= ${TARGET.intake}`, verdict(intakeRatio >= TARGET.intake)],
+        [`SSE ingestion to receipt, p50 / p99 ms (steady)`, '', pair(r.steady.sse), '', '', ''],
+        [`  same, during isolation`, '', pair(r.isolated.sse), '', '', ''],
+      ],
+    ),
+  );
+
+  console.log(`\nthroughput: ingestion alone ${r.throughput.ingest.toFixed(0)} events/s (${CONCURRENCY} senders)`);
+  console.log(`\nwhere the latency goes, p50 / p99 ms (intake: schedule to the gateway's answer; queue: answer to the attempt's start; POST: start to receipt)`);
+  console.log(
+    formatTable(
+      ['phase', 'intake', 'queue', 'POST', 'total', 'sender lag p99', 'receipts', 'SSE events'],
+      [
+        ['steady', r.steady.stages.intake, r.steady.stages.queue, r.steady.stages.post, pair(r.steady), ms(r.steady.senderLagP99), String(r.steady.receipts), String(r.steady.sse.count)],
+        ['isolation', r.isolated.stages.intake, r.isolated.stages.queue, r.isolated.stages.post, pair(r.isolated), ms(r.isolated.senderLagP99), String(r.isolated.receipts), String(r.isolated.sse.count)],
+      ],
+    ),
+  );
+  const [failingId, hangingId] = r.badIds;
+  console.log(`isolation: attempts recorded by the phase's end: ${r.badAttempts.get(failingId) ?? 0} to the failing (500) endpoint, ${r.badAttempts.get(hangingId) ?? 0} to the hanging one`);
+
+  console.log(`\nintake rounds, events/s: bare ${r.intake.bareRounds.map((v) => v.toFixed(0)).join(', ')}; service ${r.intake.serviceRounds.map((v) => v.toFixed(0)).join(', ')}; deliveries made meanwhile ${r.intake.deliveredDuring.toFixed(0)}/s`);
+
+  console.log(`\nTemporal histories (all runs of endpoint-deliveries-<id>):`);
+  console.log(
+    formatTable(
+      ['endpoint', 'runs', 'history events', 'attempts', 'events per attempt'],
+      [
+        ...r.cost.map((c) => [`${c.endpointId}${c.endpointId === failingId ? ' (500)' : c.endpointId === hangingId ? ' (hangs)' : ''}`, String(c.runs), String(c.events), String(c.attempts), (c.events / Math.max(1, c.attempts)).toFixed(3)]),
+        ['all endpoints', String(sum(r.cost, 'runs')), String(sum(r.cost, 'events')), String(sum(r.cost, 'attempts')), perDelivery(r.cost).toFixed(3)],
+      ],
+    ),
+  );
+  console.log(`\nwhere the CPU and the waiting go: µs of CPU per unit (this process: gateway, core, worker and senders; Postgres backends; Temporal dev server),`);
+  console.log(`event-loop delay of this process, and the service's Postgres sessions (mean of samples every 50 ms): running, waiting on a lock, idle in a transaction`);
+  const probeRow = (what: string, unit: string, p: ProbeFigures) => [
+    what,
+    unit,
+    p.cpuUs ? p.cpuUs.node.toFixed(0) : 'n/a',
+    p.cpuUs ? p.cpuUs.postgres.toFixed(0) : 'n/a',
+    p.cpuUs ? p.cpuUs.temporal.toFixed(0) : 'n/a',
+    `${p.loopDelayMs.p50.toFixed(0)} / ${p.loopDelayMs.p99.toFixed(0)}`,
+    `${p.sessions.active.toFixed(1)} / ${p.sessions.lockWait.toFixed(1)} / ${p.sessions.idleInTransaction.toFixed(1)}`,
+  ];
+  const last = <T>(values: T[]) => values[values.length - 1]!;
+  console.log(
+    formatTable(
+      ['phase', 'per', 'node µs', 'postgres µs', 'temporal µs', 'loop delay p50 / p99 ms', 'sessions run / lock / idle-in-tx'],
+      [
+        probeRow('throughput, service', 'delivery', r.throughput.probes.service),
+        probeRow('throughput, plain loop', 'delivery', r.throughput.probes.baseline),
+        probeRow('steady', 'delivery', r.steady.probe),
+        probeRow('isolation', 'healthy delivery', r.isolated.probe),
+        probeRow('intake, service (last round)', 'event', last(r.intake.probes.service)),
+        probeRow('intake, bare route (last round)', 'event', last(r.intake.probes.bare)),
+      ],
+    ),
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
