@@ -34,55 +34,107 @@ export interface Outbox {
 const readEvent = rowReader(events);
 const readDelivery = rowReader(deliveries);
 
+/** What one input of a batch became: its event (stored now, or earlier under the same source key) and its deliveries. */
+export interface StoredEvent {
+  event: EventRow;
+  created: boolean;
+  deliveries: DeliveryRow[];
+}
+
 /**
- * Stores an event once, with its outbox rows and the notifications of both, in one transaction.
+ * Stores events once, with their outbox rows and the notifications of both, in one transaction.
  * Inserts of one customer are serialised by an advisory lock so that positions commit in
  * increasing order: a reader that has seen position N will never later find a committed event of
- * that customer below N. Under the lock there is one statement (the event, its deliveries and the
- * notices together), because the lock's hold time bounds one customer's intake rate. The event and
- * its deliveries commit together or not at all; a repeated source key stores and enqueues nothing.
+ * that customer below N. The lock's hold time bounds a customer's intake rate, so a whole batch
+ * takes its customers' locks in one statement (in a fixed order: batches of two processes never
+ * deadlock) and is written by one more. Events and their deliveries commit together or not at all;
+ * an input whose source key is taken (earlier, or earlier in the batch) stores and enqueues nothing
+ * and gets the event stored first.
  */
-export async function insertEvent(db: Db, input: NewEvent, outbox?: Outbox): Promise<{ event: EventRow; created: boolean; deliveries: DeliveryRow[] }> {
-  const queued = (outbox?.endpointIds ?? []).map((endpointId) => ({
-    id: newId('dlv'),
-    endpoint_id: endpointId,
-    workflow_id: outbox!.queueWorkflowId(endpointId),
-    notice: deliveryNotice({ customerId: input.customerId, endpointId, taskQueue: outbox!.taskQueue }),
+export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEvent; outbox?: Outbox }>): Promise<StoredEvent[]> {
+  if (inputs.length === 0) return [];
+  const rows = inputs.map(({ event: e }, ord) => ({
+    ord,
+    id: newId('evt'),
+    customer_id: e.customerId,
+    seat_id: e.seatId,
+    platform: e.platform,
+    type: e.type,
+    event: e.event,
+    occurred_at: e.occurredAt.toISOString(),
+    data: e.data,
+    source_key: e.sourceKey,
+    notice_prefix: eventNoticePrefix(e.customerId),
   }));
+  const queued = inputs.flatMap(({ event: e, outbox }, i) =>
+    (outbox?.endpointIds ?? []).map((endpointId) => ({
+      id: newId('dlv'),
+      event_id: rows[i]!.id,
+      endpoint_id: endpointId,
+      reason: outbox!.reason,
+      workflow_id: outbox!.queueWorkflowId(endpointId),
+      task_queue: outbox!.taskQueue,
+      notice: deliveryNotice({ customerId: e.customerId, endpointId, taskQueue: outbox!.taskQueue }),
+    })),
+  );
+  const lockKeys = [...new Set(inputs.map(({ event: e }) => `events:${e.customerId}`))];
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`events:${input.customerId}`}))`);
-    const [row] = await queryRows<{ event: Record<string, unknown> | null; deliveries: Array<Record<string, unknown>> }>(
+    await tx.execute(sql`select pg_advisory_xact_lock(k) from (
+        select distinct hashtext(key) as k from jsonb_array_elements_text(${JSON.stringify(lockKeys)}::jsonb) as key order by k offset 0
+      ) as keys`);
+    const [written] = await queryRows<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(
       tx,
-      sql`with ins as (
+      sql`with input as (
+            select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(
+              ord int, id text, customer_id text, seat_id text, platform text, type text, event text,
+              occurred_at timestamptz, data jsonb, source_key text, notice_prefix text)
+          ), ins as (
             insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
-            values (${newId('evt')}, ${input.customerId}, ${input.seatId}, ${input.platform}, ${input.type}, ${input.event},
-                    ${input.occurredAt.toISOString()}::timestamptz, ${JSON.stringify(input.data)}::jsonb, ${input.sourceKey})
+            select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input order by ord
             on conflict (customer_id, source_key) do nothing
             returning *
           ), queued as (
-            select * from jsonb_to_recordset(${JSON.stringify(queued)}::jsonb) as q(id text, endpoint_id text, workflow_id text, notice text)
+            select * from jsonb_to_recordset(${JSON.stringify(queued)}::jsonb) as q(
+              id text, event_id text, endpoint_id text, reason text, workflow_id text, task_queue text, notice text)
           ), outbox as (
             insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, task_queue, next_attempt_at)
-            select queued.id, ins.id, queued.endpoint_id, ins.customer_id, ${outbox?.reason ?? 'initial'}, queued.workflow_id, ${outbox?.taskQueue ?? null}, now()
-            from ins, queued
+            select queued.id, ins.id, queued.endpoint_id, ins.customer_id, queued.reason, queued.workflow_id, queued.task_queue, now()
+            from queued join ins on ins.id = queued.event_id
             returning *
           ), notices as (
-            select pg_notify(${EVENTS_CHANNEL}, ${eventNoticePrefix(input.customerId)} || ins.position) from ins
+            select pg_notify(${EVENTS_CHANNEL}, input.notice_prefix || ins.position) from ins join input on input.id = ins.id
             union all
-            select pg_notify(${DELIVERIES_CHANNEL}, queued.notice) from ins, queued
+            select pg_notify(${DELIVERIES_CHANNEL}, queued.notice) from queued join ins on ins.id = queued.event_id
           )
-          select (select row_to_json(ins) from ins) as event,
+          select (select coalesce(json_agg(ins), '[]'::json) from ins) as events,
                  (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
                  (select count(*) from notices) as notices`,
     );
-    if (row?.event) return { event: readEvent(row.event), created: true, deliveries: row.deliveries.map(readDelivery) };
-    // The source key is taken: the event stored first is the one, and it set off its own deliveries.
-    const [existing] = await tx
-      .select()
-      .from(events)
-      .where(and(eq(events.customerId, input.customerId), eq(events.sourceKey, input.sourceKey!)));
-    return { event: existing!, created: false, deliveries: [] };
+    const stored = new Map(written!.events.map((raw) => readEvent(raw)).map((e) => [e.id, e]));
+    const byEvent = new Map<string, DeliveryRow[]>();
+    for (const d of written!.deliveries.map((raw) => readDelivery(raw))) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
+    // Inputs whose source key was taken get the event that holds it.
+    const taken = inputs.filter((_, i) => !stored.has(rows[i]!.id)).map(({ event: e }) => e);
+    const holders = new Map<string, EventRow>();
+    if (taken.length > 0) {
+      const found = await tx
+        .select()
+        .from(events)
+        .where(or(...taken.map((e) => and(eq(events.customerId, e.customerId), eq(events.sourceKey, e.sourceKey!)))));
+      for (const e of found) holders.set(`${e.customerId}\n${e.sourceKey}`, e);
+    }
+    return inputs.map(({ event: e }, i) => {
+      const event = stored.get(rows[i]!.id);
+      if (event) return { event, created: true, deliveries: byEvent.get(event.id) ?? [] };
+      return { event: holders.get(`${e.customerId}\n${e.sourceKey}`)!, created: false, deliveries: [] };
+    });
   });
+}
+
+/** One event; see insertEvents. */
+export async function insertEvent(db: Db, input: NewEvent, outbox?: Outbox): Promise<StoredEvent> {
+  const [stored] = await insertEvents(db, [{ event: input, ...(outbox ? { outbox } : {}) }]);
+  return stored!;
 }
 
 /** SQL for subscription patterns ("*", "vplat.*", exact types); undefined means no filter. */

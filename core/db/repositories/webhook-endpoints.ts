@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { webhookEndpoints } from '../schema';
 import { newId } from '../../ids';
@@ -22,6 +22,16 @@ export async function insertEndpoint(
 
 export async function listLiveEndpoints(db: Executor, customerId: string): Promise<WebhookEndpointRow[]> {
   return db.select().from(webhookEndpoints).where(live(customerId)).orderBy(asc(webhookEndpoints.id));
+}
+
+/** The live endpoints of several customers at once (the intake of a batch of events). */
+export async function listLiveEndpointsOf(db: Executor, customerIds: readonly string[]): Promise<WebhookEndpointRow[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(inArray(webhookEndpoints.customerId, [...customerIds]), isNull(webhookEndpoints.deletedAt)))
+    .orderBy(asc(webhookEndpoints.id));
 }
 
 /** Soft delete; returns undefined when the endpoint is not a live endpoint of the customer. */
