@@ -1,0 +1,52 @@
+/**
+ * Batched intake on the real Postgres: events recorded together are written in one transaction, yet
+ * each keeps its own outcome: one stored event per source key, positions in the order recorded,
+ * and an event the database refuses fails alone.
+ */
+import { asc, eq } from 'drizzle-orm';
+import { events } from '../../core/db/schema';
+import type { NewEvent } from '../../core/db/repositories/events';
+import { createTenant, startStack, type Stack, type Tenant } from '../helpers/stack';
+
+describe('event intake', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ taskQueue: `vps-intake-${process.pid}-${Date.now()}` });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const message = (tenant: Tenant, n: number, sourceKey: string | null, text = `message ${n}`): NewEvent => ({
+    customerId: tenant.customerId,
+    seatId: null,
+    platform: 'vplat',
+    type: 'vplat.message.received',
+    event: 'im_receive_msg',
+    occurredAt: new Date(),
+    data: { n, text },
+    sourceKey,
+  });
+
+  it('stores each source key once, even when the same push arrives twice in one batch, with positions in the order recorded', async () => {
+    const tenant = await createTenant(stack);
+    const inputs = Array.from({ length: 60 }, (_, n) => message(tenant, n, `intake-${tenant.customerId}-${n % 40}`));
+    const results = await Promise.all(inputs.map((input) => stack.events.record(input)));
+    expect(results.filter((r) => r.created)).toHaveLength(40);
+    // A repeat gets the event its first push stored.
+    for (let n = 40; n < 60; n++) expect(results[n]!.event.id).toBe(results[n - 40]!.event.id);
+    const stored = await stack.database.db.select().from(events).where(eq(events.customerId, tenant.customerId)).orderBy(asc(events.position));
+    expect(stored.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 40 }, (_, n) => n));
+  });
+
+  it('fails only the event the database refuses, not the others written with it', async () => {
+    const tenant = await createTenant(stack);
+    const good = Array.from({ length: 10 }, (_, n) => message(tenant, n, null));
+    // Postgres cannot hold a NUL character in jsonb text.
+    const bad = message(tenant, 99, null, 'nul \u0000 inside');
+    const outcomes = await Promise.allSettled([...good.slice(0, 5), bad, ...good.slice(5)].map((input) => stack.events.record(input)));
+    expect(outcomes.map((o) => o.status)).toEqual([...Array(5).fill('fulfilled'), 'rejected', ...Array(5).fill('fulfilled')]);
+    const stored = await stack.database.db.select().from(events).where(eq(events.customerId, tenant.customerId));
+    expect(stored).toHaveLength(10);
+  });
+});
