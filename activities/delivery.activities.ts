@@ -59,6 +59,9 @@ const LEASE_MARGIN_MS = 15_000;
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
 const MAX_REASON_BODY = 200;
 
+/** How stale a drain's copy of its endpoint may be (its keys, whether it still exists). */
+const ENDPOINT_REFRESH_MS = 1_000;
+
 /** Outcomes written in one statement at most. */
 const MAX_OUTCOME_BATCH = 256;
 
@@ -120,6 +123,8 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       let closed = false;
       // The endpoint's health as this drain last wrote it: failing since a time, or healthy.
       let health: Date | 'healthy' | undefined;
+      // Set when this drain disabled the endpoint: the next round reads it again and closes the queue.
+      let stale = false;
       let local = deps.dispatcher.openDrain(input.endpointId);
 
       const send = async (row: ClaimedDelivery, endpoint: WebhookEndpointRow) => {
@@ -139,6 +144,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           outcome.status = 'failed';
           counted = 'gone';
           await disable(endpoint, 'the receiver answered 410 Gone');
+          stale = true;
         } else {
           if (!(health instanceof Date)) health = await markEndpointFailing(deps.db, endpoint.id);
           const failingSince = health;
@@ -147,6 +153,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
             outcome.status = 'failed';
             counted = 'gone';
             await disable(endpoint, `every attempt failed since ${failingSince.toISOString()}`);
+            stale = true;
           } else if (pause === undefined) {
             outcome.status = 'failed';
             counted = 'failed';
@@ -170,36 +177,47 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           })
           .finally(() => {
             inFlight.delete(running);
-            local.poke();
+            local.nudge();
           });
         inFlight.add(running);
       };
 
+      // Re-read at most this often: a rotated secret signs within a second, a deletion stops the queue.
+      let endpoint: WebhookEndpointRow | undefined;
+      let endpointReadAt = 0;
+      const currentEndpoint = async () => {
+        if (!endpoint || stale || Date.now() - endpointReadAt >= ENDPOINT_REFRESH_MS) {
+          endpoint = await findEndpoint(deps.db, input.endpointId);
+          endpointReadAt = Date.now();
+          stale = false;
+        }
+        return endpoint;
+      };
+      // Whether the last claim filled every free slot: more rows are probably due.
+      let more = true;
       try {
         for (;;) {
           ctx.heartbeat({ attempted });
           const timeLeft = deadline - Date.now();
           const stopping = timeLeft <= 0 || ctx.cancellationSignal.aborted || deps.dispatcher.stopping;
-          if (!stopping && inFlight.size < deps.maxInFlightPerEndpoint) {
-            // Read each round: a rotated secret signs the next attempt, a deletion stops the queue.
-            const endpoint = await findEndpoint(deps.db, input.endpointId);
-            if (!endpoint || endpoint.deletedAt || endpoint.disabledAt) {
+          const free = deps.maxInFlightPerEndpoint - inFlight.size;
+          // Claim for new rows, for a queue that had more, in batches of at least half the slots.
+          const worthClaiming = local.takeNotice() || inFlight.size === 0 || (more && free >= Math.ceil(deps.maxInFlightPerEndpoint / 2));
+          if (!stopping && free > 0 && worthClaiming) {
+            const current = await currentEndpoint();
+            if (!current || current.deletedAt || current.disabledAt) {
               await Promise.all(inFlight);
-              if (endpoint) await cancelQueue(deps.db, endpoint, deps.events.delivery.taskQueue);
+              if (current) await cancelQueue(deps.db, current, deps.events.delivery.taskQueue);
               closed = true;
               break;
             }
-            const rows = await claimDueDeliveries(deps.db, {
-              endpointId: endpoint.id,
-              limit: deps.maxInFlightPerEndpoint - inFlight.size,
-              leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS,
-              owner,
-            });
-            for (const row of rows) start(row, endpoint);
+            const rows = await claimDueDeliveries(deps.db, { endpointId: current.id, limit: free, leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS, owner });
+            more = rows.length === free;
+            for (const row of rows) start(row, current);
             if (rows.length > 0) continue;
           }
           if (inFlight.size > 0) {
-            // Until an attempt ends (its end pokes the drain) or new rows arrive.
+            // Until an attempt ends or new rows arrive.
             await local.wait(Math.max(1_000, timeLeft));
             continue;
           }

@@ -37,8 +37,8 @@ export class EventRecorder {
   private readonly intake: Batcher<Intake, Outcome>;
 
   constructor(private readonly deps: { db: Db; temporalClient: () => Promise<Client>; delivery: DeliverySettings }) {
-    // Two batches in flight: one is written while the next gathers; their locks are taken in one order.
-    this.intake = new Batcher((batch) => this.store(batch), { maxBatch: MAX_INTAKE_BATCH, maxInFlight: 2, stallMs: 5_000 });
+    // One batch in flight while the next gathers: events recorded in one process keep their order.
+    this.intake = new Batcher((batch) => this.store(batch), { maxBatch: MAX_INTAKE_BATCH, maxInFlight: 1, stallMs: 5_000 });
   }
 
   /** The delivery settings the workers' drains follow. */

@@ -27,32 +27,48 @@ export interface DispatcherSettings {
   sweepGraceMs: number;
 }
 
-/** A drain's side of the registry: woken when its endpoint gets rows. */
+/** A drain's side of the registry: woken when its endpoint gets rows, or by its own attempts ending. */
 export interface LocalDrain {
-  /** Resolves true when poked (now or since the last wait), false after `ms`. */
+  /** Resolves true when woken (now or since the last wait), false after `ms`. */
   wait(ms: number): Promise<boolean>;
-  /** Wakes the drain's current or next wait. */
+  /** New rows were queued: wakes the drain and leaves a notice for takeNotice. */
   poke(): void;
+  /** Something the drain waits for happened (an attempt ended): wakes it without a notice. */
+  nudge(): void;
+  /** Whether new rows were queued since the last call. */
+  takeNotice(): boolean;
   /** Leaves the registry: notices for the endpoint go to its workflow again. */
   close(): void;
 }
 
 class Drain implements LocalDrain {
-  private poked = false;
-  private waiter: ((poked: boolean) => void) | undefined;
+  private woken = false;
+  private noticed = false;
+  private waiter: (() => void) | undefined;
 
   constructor(private readonly onClose: () => void) {}
 
   poke(): void {
-    this.poked = true;
+    this.noticed = true;
+    this.nudge();
+  }
+
+  nudge(): void {
+    this.woken = true;
     const wake = this.waiter;
     this.waiter = undefined;
-    wake?.(true);
+    wake?.();
+  }
+
+  takeNotice(): boolean {
+    const noticed = this.noticed;
+    this.noticed = false;
+    return noticed;
   }
 
   wait(ms: number): Promise<boolean> {
-    if (this.poked) {
-      this.poked = false;
+    if (this.woken) {
+      this.woken = false;
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
@@ -60,10 +76,10 @@ class Drain implements LocalDrain {
         this.waiter = undefined;
         resolve(false);
       }, Math.max(0, ms));
-      this.waiter = (poked) => {
+      this.waiter = () => {
         clearTimeout(timer);
-        this.poked = false;
-        resolve(poked);
+        this.woken = false;
+        resolve(true);
       };
     });
   }

@@ -3,11 +3,14 @@
  * under a lease, writing a batch of attempt outcomes at once, and the figures operators read.
  * Each endpoint's queue is its pending rows in `next_attempt_at` order (index deliveries_due_idx).
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { rowReader } from '../row-reader';
 import { DELIVERIES_CHANNEL, deliveryNotice, type DeliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
 import { queryRows, type Executor } from '../client';
 import { deliveries, events, type DeliveryStatus } from '../schema';
+
+const readEvent = rowReader(events);
 import type { DeliveryRow, EventRow } from './events';
 
 export interface QueueFiguresRow {
@@ -68,32 +71,26 @@ export interface ClaimedDelivery {
  */
 export async function claimDueDeliveries(db: Executor, q: { endpointId: string; limit: number; leaseMs: number; owner: string }): Promise<ClaimedDelivery[]> {
   if (q.limit <= 0) return [];
-  const claimed = await queryRows<{ id: string; event_id: string; attempts_made: number }>(
+  const rows = await queryRows<{ id: string; attempts_made: number; event: Record<string, unknown> }>(
     db,
-    sql`update deliveries d set lease_until = now() + ${q.leaseMs} * interval '1 millisecond', lease_owner = ${q.owner}
-        from (
-          select id from deliveries
-          where endpoint_id = ${q.endpointId} and status = 'pending' and next_attempt_at <= now()
-            and (lease_until is null or lease_until <= now())
-          order by next_attempt_at, id
-          limit ${q.limit}
-          for update skip locked
-        ) due
-        where d.id = due.id
-        returning d.id, d.event_id, d.attempts_made`,
+    sql`with claimed as (
+          update deliveries d set lease_until = now() + ${q.leaseMs} * interval '1 millisecond', lease_owner = ${q.owner}
+          from (
+            select id from deliveries
+            where endpoint_id = ${q.endpointId} and status = 'pending' and next_attempt_at <= now()
+              and (lease_until is null or lease_until <= now())
+            order by next_attempt_at, id
+            limit ${q.limit}
+            for update skip locked
+          ) due
+          where d.id = due.id
+          returning d.id, d.event_id, d.attempts_made, d.next_attempt_at
+        )
+        select claimed.id, claimed.attempts_made, row_to_json(e) as event
+        from claimed join events e on e.id = claimed.event_id
+        order by claimed.next_attempt_at, claimed.id`,
   );
-  if (claimed.length === 0) return [];
-  const rows = await db
-    .select()
-    .from(events)
-    .where(
-      inArray(
-        events.id,
-        claimed.map((c) => c.event_id),
-      ),
-    );
-  const byId = new Map(rows.map((e) => [e.id, e]));
-  return claimed.map((c) => ({ id: c.id, attemptsMade: c.attempts_made, event: byId.get(c.event_id)! }));
+  return rows.map((r) => ({ id: r.id, attemptsMade: r.attempts_made, event: readEvent(r.event) }));
 }
 
 /** The outcome of one attempt, written with others in one batch. */
@@ -118,23 +115,32 @@ export interface AttemptOutcome {
  */
 export async function recordOutcomes(db: Executor, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
-  await db.execute(sql`insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded)
-    values ${sql.join(
-      outcomes.map(
-        (o) => sql`(${o.deliveryId}, ${o.attempt}::int, ${iso(o.startedAt)}::timestamptz, ${o.durationMs}::int, ${o.statusCode}::int, ${o.error}::text, ${o.succeeded}::boolean)`,
-      ),
-      sql`, `,
-    )}
-    on conflict do nothing`);
-  await db.execute(sql`update deliveries d set
+  const rows = outcomes.map((o) => ({
+    delivery_id: o.deliveryId,
+    owner: o.owner,
+    attempt: o.attempt,
+    started_at: o.startedAt.toISOString(),
+    duration_ms: o.durationMs,
+    status_code: o.statusCode,
+    error: o.error,
+    succeeded: o.succeeded,
+    status: o.status,
+    next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+  }));
+  await db.execute(sql`with v as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
+        delivery_id text, owner text, attempt int, started_at timestamptz, duration_ms int, status_code int,
+        error text, succeeded boolean, status text, next_attempt_at timestamptz)
+    ), attempts as (
+      insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded)
+      select delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded from v
+      on conflict do nothing
+    )
+    update deliveries d set
       status = v.status, attempts_made = greatest(d.attempts_made, v.attempt), next_attempt_at = v.next_attempt_at,
       completed_at = case when v.status = 'pending' then null else now() end, lease_until = null, lease_owner = null
-    from (values ${sql.join(
-      outcomes.map((o) => sql`(${o.deliveryId}, ${o.owner}, ${o.attempt}::int, ${o.status}, ${iso(o.nextAttemptAt)}::timestamptz)`),
-      sql`, `,
-    )}) as v (id, owner, attempt, status, next_attempt_at)
-    where d.id = v.id and d.status = 'pending' and d.lease_owner = v.owner`);
+    from v
+    where d.id = v.delivery_id and d.status = 'pending' and d.lease_owner = v.owner`);
 }
 
 /** Ends every pending delivery of an endpoint that was deleted or disabled; returns how many. */
