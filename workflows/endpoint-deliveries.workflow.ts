@@ -39,17 +39,19 @@ export async function endpointDeliveriesWorkflow(input: EndpointDeliveriesInput)
   });
   setHandler(queueQuery, () => figures);
 
-  while (workflowInfo().historyLength < MAX_HISTORY_EVENTS && !workflowInfo().continueAsNewSuggested) {
+  const idleEndMs = input.limits?.idleEndMs ?? IDLE_END_MS;
+  const maxHistoryEvents = input.limits?.maxHistoryEvents ?? MAX_HISTORY_EVENTS;
+  while (workflowInfo().historyLength < maxHistoryEvents && !workflowInfo().continueAsNewSuggested) {
     woken = false;
     const result = await drainEndpointQueue({ endpointId: input.endpointId });
     figures = result.figures;
     if (result.closed) return 'closed';
     if (woken) continue;
     const next = figures.nextDueAt ? Date.parse(figures.nextDueAt) : undefined;
-    const wait = next === undefined ? IDLE_END_MS : Math.max(0, next - Date.now());
+    const wait = next === undefined ? idleEndMs : Math.max(0, next - Date.now());
     if (wait === 0) continue;
     const signalled = await condition(() => woken, wait);
     if (!signalled && next === undefined) return 'idle';
   }
-  return continueAsNew<typeof endpointDeliveriesWorkflow>({ endpointId: input.endpointId, customerId: input.customerId, ...(figures ? { figures } : {}) });
+  return continueAsNew<typeof endpointDeliveriesWorkflow>({ ...input, ...(figures ? { figures } : {}) });
 }

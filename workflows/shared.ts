@@ -52,6 +52,8 @@ export interface EndpointDeliveriesInput {
   customerId: string;
   /** The queue's figures when the previous run continued as new; absent on a first start. */
   figures?: QueueFigures;
+  /** Overrides of the workflow's own limits, for tests; production starts leave them out. */
+  limits?: { idleEndMs?: number; maxHistoryEvents?: number };
 }
 
 /** Signal: rows became due (coalesced: one signal may stand for any number of rows). */
