@@ -59,6 +59,9 @@ const LEASE_MARGIN_MS = 15_000;
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
 const MAX_REASON_BODY = 200;
 
+/** How often a drain heartbeats: well inside the workflow's 10 s heartbeat timeout. */
+const HEARTBEAT_EVERY_MS = 1_000;
+
 /** How stale a drain's copy of its endpoint may be (its keys, whether it still exists). */
 const ENDPOINT_REFRESH_MS = 1_000;
 
@@ -195,9 +198,28 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       };
       // Whether the last claim filled every free slot: more rows are probably due.
       let more = true;
+      // Every wait is sliced so the drain heartbeats at least once a second, whatever it waits for
+      // (a receiver hanging until its timeout, the linger): a silent drain would be taken for dead.
+      let beatAt = 0;
+      const beat = () => {
+        // The SDK throttles what it sends, but each call still encodes its details.
+        if (Date.now() - beatAt < HEARTBEAT_EVERY_MS) return;
+        ctx.heartbeat({ attempted });
+        beatAt = Date.now();
+      };
+      const waitBeating = async (ms: number): Promise<boolean> => {
+        for (const until = Date.now() + ms; ; ) {
+          if (await local.wait(Math.min(HEARTBEAT_EVERY_MS, until - Date.now()))) return true;
+          beat();
+          if (Date.now() >= until) return false;
+        }
+      };
+      const settleInFlight = async () => {
+        while (inFlight.size > 0) await waitBeating(HEARTBEAT_EVERY_MS);
+      };
       try {
         for (;;) {
-          ctx.heartbeat({ attempted });
+          beat();
           const timeLeft = deadline - Date.now();
           const stopping = timeLeft <= 0 || ctx.cancellationSignal.aborted || deps.dispatcher.stopping;
           const free = deps.maxInFlightPerEndpoint - inFlight.size;
@@ -206,7 +228,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           if (!stopping && free > 0 && worthClaiming) {
             const current = await currentEndpoint();
             if (!current || current.deletedAt || current.disabledAt) {
-              await Promise.all(inFlight);
+              await settleInFlight();
               if (current) await cancelQueue(deps.db, current, deps.events.delivery.taskQueue);
               closed = true;
               break;
@@ -218,14 +240,14 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           }
           if (inFlight.size > 0) {
             // Until an attempt ends or new rows arrive.
-            await local.wait(Math.max(1_000, timeLeft));
+            await waitBeating(HEARTBEAT_EVERY_MS);
             continue;
           }
           if (stopping) break;
           const next = await nextDueAt(deps.db, input.endpointId);
           const untilNext = next ? next.getTime() - Date.now() : Infinity;
           if (untilNext <= 0) continue;
-          if (await local.wait(Math.min(lingerMs, timeLeft, untilNext))) continue;
+          if (await waitBeating(Math.min(lingerMs, timeLeft, untilNext))) continue;
           if (untilNext <= lingerMs && untilNext <= timeLeft) continue;
           // Idle: leave the registry first, then look once more, so a row committed in between is
           // either seen here or its notice signals the workflow.
@@ -236,7 +258,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         }
       } finally {
         local.close();
-        await Promise.all(inFlight);
+        await settleInFlight();
       }
       return { attempted, closed, figures: await figuresOf(input.endpointId) };
     },

@@ -250,4 +250,28 @@ describe('webhook delivery queues', () => {
     const left = await queryRows<{ n: number }>(stack.database.db, sql`select count(*)::int as n from deliveries where endpoint_id = ${endpointId} and status = 'pending'`);
     expect(left).toEqual([{ n: 0 }]);
   }, 90_000);
+
+  it('keeps a drain alive through an attempt that outlasts its heartbeat timeout: the slow receiver gets the push once', async () => {
+    // Attempts may take 12 s here, longer than the drain's 10 s heartbeat timeout.
+    const queue = `${taskQueue}-slow`;
+    const slowStack = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, delivery: { retryScheduleMs: [60_000], attemptTimeoutMs: 12_000 } });
+    const slowWorker = await startStackWorker(slowStack, queue, upstream);
+    try {
+      const tenant = await createTenant(slowStack);
+      const slow = await receivers.start();
+      slow.delayEach(11_000);
+      const res = await call<{ id: string }>(slowStack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: slow.url, eventTypes: ['*'] } });
+      await slowStack.events.record(message(tenant, 1));
+      await slow.waitFor(1, () => true, 20_000);
+      const rows = await eventually(() => rowsOf(res.body.data.id), (rs) => rs[0]?.status === 'succeeded', 5_000);
+      expect(rows[0]!.attemptsMade).toBe(1);
+      // Nothing sends it again: no second drain took the row over.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(slow.maxConcurrent).toBe(1);
+      expect(slow.pushes).toHaveLength(1);
+    } finally {
+      await slowWorker.stop();
+      await slowStack.close();
+    }
+  }, 60_000);
 });
