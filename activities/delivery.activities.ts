@@ -188,8 +188,9 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       // Re-read at most this often: a rotated secret signs within a second, a deletion stops the queue.
       let endpoint: WebhookEndpointRow | undefined;
       let endpointReadAt = 0;
-      const currentEndpoint = async () => {
-        if (!endpoint || stale || Date.now() - endpointReadAt >= ENDPOINT_REFRESH_MS) {
+      // A notice may be the endpoint's deletion (deleting it notifies its queue): then read it afresh.
+      const currentEndpoint = async (noticed: boolean) => {
+        if (!endpoint || stale || noticed || Date.now() - endpointReadAt >= ENDPOINT_REFRESH_MS) {
           endpoint = await findEndpoint(deps.db, input.endpointId);
           endpointReadAt = Date.now();
           stale = false;
@@ -224,9 +225,11 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           const stopping = timeLeft <= 0 || ctx.cancellationSignal.aborted || deps.dispatcher.stopping;
           const free = deps.maxInFlightPerEndpoint - inFlight.size;
           // Claim for new rows, for a queue that had more, in batches of at least half the slots.
-          const worthClaiming = local.takeNotice() || inFlight.size === 0 || (more && free >= Math.ceil(deps.maxInFlightPerEndpoint / 2));
+          // Left for the next round while no slot is free, so a deletion's notice is never lost.
+          const noticed = !stopping && free > 0 && local.takeNotice();
+          const worthClaiming = noticed || inFlight.size === 0 || (more && free >= Math.ceil(deps.maxInFlightPerEndpoint / 2));
           if (!stopping && free > 0 && worthClaiming) {
-            const current = await currentEndpoint();
+            const current = await currentEndpoint(noticed);
             if (!current || current.deletedAt || current.disabledAt) {
               await settleInFlight();
               if (current) await cancelQueue(deps.db, current, deps.events.delivery.taskQueue);
