@@ -1,7 +1,8 @@
 /**
- * One per delivery (`deliver-<eventId>-<endpointId>`): POSTs the event to the endpoint, and after
- * each failed attempt waits the next pause of the schedule on a durable timer, so a worker crash
- * or deploy during a wait of hours loses nothing. Every attempt is recorded by the activity.
+ * The per-delivery workflow of the previous release (`deliver-<eventId>-<endpointId>`), no longer
+ * started: deliveries go through each endpoint's queue (endpoint-deliveries.workflow.ts). It stays
+ * registered, unchanged, so that runs still open replay; their next attempt now hands the delivery
+ * to its endpoint's queue (outcome `queued`) and the run ends. Remove it once none is open.
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
