@@ -1,0 +1,213 @@
+/**
+ * One drain of one endpoint's delivery queue, the body of the drainEndpointQueue activity. It
+ * claims due rows under a lease, sends up to the endpoint's in-flight limit at once, hands each
+ * outcome to the batched writer, and returns when its time is up or the queue has been idle for
+ * the linger time; a deleted or disabled endpoint's queue is cancelled and closed.
+ */
+import type { Context } from '@temporalio/activity';
+import type { Db } from '../core/db/client';
+import { cancelQueue, claimDueDeliveries, nextDueAt, type AttemptOutcome, type ClaimedDelivery } from '../core/db/repositories/delivery-queue';
+import { findEndpoint, markEndpointFailing, markEndpointHealthy, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
+import type { DeliveryAttemptOutcome, Metrics } from '../core/observability/metrics';
+import type { DeliveryDispatcher, LocalDrain } from '../core/temporal/delivery-dispatcher';
+import type { WebhookPush } from './webhook-push';
+
+/** How much longer than an attempt's timeout its lease lasts: the outcome's write must fit in it. */
+const LEASE_MARGIN_MS = 15_000;
+
+/** How often a drain heartbeats: well inside the workflow's 10 s heartbeat timeout. */
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/** How stale a drain's copy of its endpoint may be (its keys, whether it still exists). */
+const ENDPOINT_REFRESH_MS = 1_000;
+
+export interface DrainDeps {
+  db: Db;
+  dispatcher: DeliveryDispatcher;
+  metrics: Metrics;
+  push: WebhookPush;
+  /** Writes an outcome (batched with others); resolves once it is stored. */
+  record(outcome: AttemptOutcome): Promise<void>;
+  /** Disables the endpoint and logs why. */
+  disable(endpoint: WebhookEndpointRow, reason: string): Promise<void>;
+  taskQueue: string;
+  retryScheduleMs: readonly number[];
+  attemptTimeoutMs: number;
+  maxInFlight: number;
+  disableAfterMs: number;
+  lingerMs: number;
+  maxDrainMs: number;
+}
+
+export class EndpointDrain {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly deadline: number;
+  private local: LocalDrain;
+  attempted = 0;
+  private beatAt = 0;
+  /** The endpoint as last read, and when; `stale` forces the next read (this drain disabled it). */
+  private endpoint: WebhookEndpointRow | undefined;
+  private endpointReadAt = 0;
+  private stale = false;
+  /** The endpoint's health as this drain last wrote it: failing since a time, or healthy. */
+  private health: Date | 'healthy' | undefined;
+  /** Whether the last claim filled every free slot: more rows are probably due. */
+  private more = true;
+
+  constructor(
+    private readonly deps: DrainDeps,
+    private readonly ctx: Context,
+    private readonly endpointId: string,
+    /** Names this drain's leases: an outcome whose lease another drain took over writes its attempt only. */
+    private readonly owner: string,
+  ) {
+    this.deadline = Date.now() + deps.maxDrainMs;
+    this.local = deps.dispatcher.openDrain(endpointId);
+  }
+
+  /** Drains until the time is up or the queue stays idle; true when the queue was closed. */
+  async run(): Promise<boolean> {
+    try {
+      for (;;) {
+        this.beat();
+        const timeLeft = this.deadline - Date.now();
+        const stopping = timeLeft <= 0 || this.ctx.cancellationSignal.aborted || this.deps.dispatcher.stopping;
+        const free = this.deps.maxInFlight - this.inFlight.size;
+        // Left for the next round while no slot is free, so a deletion's notice is never lost.
+        const noticed = !stopping && free > 0 && this.local.takeNotice();
+        // Claim for new rows, for a queue that had more, in batches of at least half the slots.
+        const worthClaiming = noticed || this.inFlight.size === 0 || (this.more && free >= Math.ceil(this.deps.maxInFlight / 2));
+        if (!stopping && free > 0 && worthClaiming) {
+          const endpoint = await this.currentEndpoint(noticed);
+          if (!endpoint || endpoint.deletedAt || endpoint.disabledAt) {
+            await this.settleInFlight();
+            if (endpoint) await cancelQueue(this.deps.db, endpoint, this.deps.taskQueue);
+            return true;
+          }
+          const rows = await claimDueDeliveries(this.deps.db, {
+            endpointId: endpoint.id,
+            limit: free,
+            leaseMs: this.deps.attemptTimeoutMs + LEASE_MARGIN_MS,
+            owner: this.owner,
+          });
+          this.more = rows.length === free;
+          for (const row of rows) this.start(row, endpoint);
+          if (rows.length > 0) continue;
+        }
+        if (this.inFlight.size > 0) {
+          // Until an attempt ends or new rows arrive.
+          await this.waitBeating(HEARTBEAT_EVERY_MS);
+          continue;
+        }
+        if (stopping) return false;
+        const next = await nextDueAt(this.deps.db, this.endpointId);
+        const untilNext = next ? next.getTime() - Date.now() : Infinity;
+        if (untilNext <= 0) continue;
+        if (await this.waitBeating(Math.min(this.deps.lingerMs, timeLeft, untilNext))) continue;
+        if (untilNext <= this.deps.lingerMs && untilNext <= timeLeft) continue;
+        // Idle: leave the registry first, then look once more, so a row committed in between is
+        // either seen here or its notice signals the workflow.
+        this.local.close();
+        const late = await nextDueAt(this.deps.db, this.endpointId);
+        if (!late || late.getTime() > Date.now()) return false;
+        this.local = this.deps.dispatcher.openDrain(this.endpointId);
+      }
+    } finally {
+      this.local.close();
+      await this.settleInFlight();
+    }
+  }
+
+  private start(row: ClaimedDelivery, endpoint: WebhookEndpointRow): void {
+    this.attempted++;
+    const running: Promise<void> = this.send(row, endpoint)
+      .catch((err: unknown) => {
+        // The outcome could not be written: the row keeps its lease, which lapses, and the
+        // attempt is made again (the receiver deduplicates by event id).
+        this.ctx.log.warn('a delivery outcome could not be recorded; it is retried when its lease lapses', { deliveryId: row.id, err });
+      })
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.local.nudge();
+      });
+    this.inFlight.add(running);
+  }
+
+  /** One attempt and what it decides: delivered, retried on the schedule, failed, or the endpoint disabled. */
+  private async send(row: ClaimedDelivery, endpoint: WebhookEndpointRow): Promise<void> {
+    const attempt = row.attemptsMade + 1;
+    const result = await this.deps.push({ endpoint, event: row.event, deliveryId: row.id, timeoutMs: this.deps.attemptTimeoutMs });
+    const outcome: AttemptOutcome = { deliveryId: row.id, owner: this.owner, attempt, ...result, status: 'pending', nextAttemptAt: null };
+    let counted: DeliveryAttemptOutcome;
+    if (result.succeeded) {
+      outcome.status = 'succeeded';
+      counted = 'delivered';
+      if (this.health !== 'healthy') {
+        if (this.health || endpoint.failingSince) await markEndpointHealthy(this.deps.db, endpoint.id);
+        this.health = 'healthy';
+      }
+    } else if (result.statusCode === 410) {
+      // The receiver says it is gone for good: stop pushing to it until the customer enables it again.
+      outcome.status = 'failed';
+      counted = 'gone';
+      await this.disable(endpoint, 'the receiver answered 410 Gone');
+    } else {
+      if (!(this.health instanceof Date)) this.health = await markEndpointFailing(this.deps.db, endpoint.id);
+      const failingSince = this.health;
+      const pause = this.deps.retryScheduleMs[attempt - 1];
+      if (Date.now() - failingSince.getTime() >= this.deps.disableAfterMs) {
+        outcome.status = 'failed';
+        counted = 'gone';
+        await this.disable(endpoint, `every attempt failed since ${failingSince.toISOString()}`);
+      } else if (pause === undefined) {
+        outcome.status = 'failed';
+        counted = 'failed';
+      } else {
+        outcome.nextAttemptAt = new Date(Date.now() + pause);
+        counted = 'failed';
+      }
+    }
+    await this.deps.record(outcome);
+    this.deps.metrics.deliveryAttempts.inc({ outcome: counted });
+    this.deps.metrics.deliveryDuration.observe({ outcome: counted }, result.durationMs / 1000);
+  }
+
+  private async disable(endpoint: WebhookEndpointRow, reason: string): Promise<void> {
+    await this.deps.disable(endpoint, reason);
+    // The next round reads it again and closes the queue.
+    this.stale = true;
+  }
+
+  /** A notice may be the endpoint's deletion (deleting it notifies its queue): then it is read afresh. */
+  private async currentEndpoint(noticed: boolean): Promise<WebhookEndpointRow | undefined> {
+    if (!this.endpoint || this.stale || noticed || Date.now() - this.endpointReadAt >= ENDPOINT_REFRESH_MS) {
+      this.endpoint = await findEndpoint(this.deps.db, this.endpointId);
+      this.endpointReadAt = Date.now();
+      this.stale = false;
+    }
+    return this.endpoint;
+  }
+
+  /** At most once a second: the SDK throttles what it sends, but each call still encodes its details. */
+  private beat(): void {
+    if (Date.now() - this.beatAt < HEARTBEAT_EVERY_MS) return;
+    this.ctx.heartbeat({ attempted: this.attempted });
+    this.beatAt = Date.now();
+  }
+
+  /**
+   * Waits up to `ms` for a wake-up, in slices, heartbeating between them: whatever the drain waits
+   * for (a receiver hanging until its timeout, the linger), a silent drain would be taken for dead.
+   */
+  private async waitBeating(ms: number): Promise<boolean> {
+    for (const until = Date.now() + ms; ; ) {
+      if (await this.local.wait(Math.min(HEARTBEAT_EVERY_MS, until - Date.now()))) return true;
+      this.beat();
+      if (Date.now() >= until) return false;
+    }
+  }
+
+  private async settleInFlight(): Promise<void> {
+    while (this.inFlight.size > 0) await this.waitBeating(HEARTBEAT_EVERY_MS);
+  }
+}
