@@ -21,6 +21,7 @@ import type { Upstream } from '../../core/upstream';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { EventHub } from '../../core/events/event-hub';
 import { EventRecorder } from '../../core/events/recorder';
+import type { NewEvent } from '../../core/db/repositories/events';
 import { watchEvents } from '../../core/events/watch-events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -109,13 +110,7 @@ export async function startStack(
   const sealedBox = new SealedBox(encryptionKey);
   const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'vps-media-'));
   const media = new MediaStore(mediaDir);
-  const unreachable = opts.upstream
-    ? undefined
-    : createUpstream({
-        vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
-        shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
-        timeouts: { connectMs: 500, totalMs: 1_000 },
-      });
+  const unreachable = opts.upstream ? undefined : unreachableUpstream();
   // Media URLs name the gateway's origin, so its port is chosen before core is built. Another
   // process can take a port between its choice and the gateway's listen: then core is built again
   // for a new port, rather than the test failing on EADDRINUSE.
@@ -229,6 +224,20 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     // A stopped worker's workflows move to the next worker quickly, as the restart tests need.
     stickyQueueTimeoutMs: 1_000,
   });
+}
+
+/** Official APIs that nothing answers: for stacks and workers whose tests never call them. */
+export function unreachableUpstream(): Upstream {
+  return createUpstream({
+    vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
+    shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
+    timeouts: { connectMs: 500, totalMs: 1_000 },
+  });
+}
+
+/** A direct message event of `tenant`, numbered `n` in its data, as core's recorder takes it. */
+export function messageEvent(tenant: Tenant, n: number, sourceKey: string | null, text = `message ${n}`): NewEvent {
+  return { customerId: tenant.customerId, seatId: null, platform: 'vplat', type: 'vplat.message.received', event: 'im_receive_msg', occurredAt: new Date(), data: { n, text }, sourceKey };
 }
 
 export function requiredEnv(name: string): string {

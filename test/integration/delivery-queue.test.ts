@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { queryRows } from '../../core/db/client';
 import { deliveries, events } from '../../core/db/schema';
 import { claimDueDeliveries } from '../../core/db/repositories/delivery-queue';
-import { insertEvent, type NewEvent } from '../../core/db/repositories/events';
+import { insertEvent } from '../../core/db/repositories/events';
 import { EventRecorder } from '../../core/events/recorder';
 import { newId } from '../../core/ids';
 import { connectTemporalClient } from '../../core/temporal/connection';
@@ -18,8 +18,7 @@ import { workflowIds } from '../../core/temporal/workflow-ids';
 import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures } from '../../workflows/shared';
 import { call } from '../helpers/http';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
-import { createTenant, requiredEnv, startStack, startStackWorker, TEST_DELIVERY, type Stack, type Tenant } from '../helpers/stack';
-import { createUpstream } from '../../core/upstream';
+import { createTenant, messageEvent, requiredEnv, startStack, startStackWorker, TEST_DELIVERY, unreachableUpstream, type Stack, type Tenant } from '../helpers/stack';
 
 const POLLING_RATE = 1_000_000;
 
@@ -29,11 +28,7 @@ describe('webhook delivery queues', () => {
   let worker: RunningWorker;
   let temporal: { client: Client; close(): Promise<void> };
   const receivers = receiverPool();
-  const upstream = createUpstream({
-    vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
-    shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
-    timeouts: { connectMs: 500, totalMs: 1_000 },
-  });
+  const upstream = unreachableUpstream();
 
   beforeAll(async () => {
     stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, delivery: { retryScheduleMs: [300, 300, 30_000], attemptTimeoutMs: 1_000 } });
@@ -54,16 +49,7 @@ describe('webhook delivery queues', () => {
     return res.body.data.id;
   }
 
-  const message = (tenant: Tenant, n: number): NewEvent => ({
-    customerId: tenant.customerId,
-    seatId: null,
-    platform: 'vplat',
-    type: 'vplat.message.received',
-    event: 'im_receive_msg',
-    occurredAt: new Date(),
-    data: { n },
-    sourceKey: `queue-test-${tenant.customerId}-${n}`,
-  });
+  const message = (tenant: Tenant, n: number) => messageEvent(tenant, n, `queue-test-${tenant.customerId}-${n}`);
   /** A due row written straight to the table: no notice tells any worker. */
   async function queueSilently(tenant: Tenant, eventId: string, endpointId: string, opts: { reason?: string; taskQueue?: string | null } = {}) {
     await stack.database.db.insert(deliveries).values({

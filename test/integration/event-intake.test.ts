@@ -5,8 +5,7 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { events } from '../../core/db/schema';
-import type { NewEvent } from '../../core/db/repositories/events';
-import { createTenant, startStack, type Stack, type Tenant } from '../helpers/stack';
+import { createTenant, messageEvent, startStack, type Stack } from '../helpers/stack';
 
 describe('event intake', () => {
   let stack: Stack;
@@ -17,16 +16,7 @@ describe('event intake', () => {
     await stack?.close();
   });
 
-  const message = (tenant: Tenant, n: number, sourceKey: string | null, text = `message ${n}`): NewEvent => ({
-    customerId: tenant.customerId,
-    seatId: null,
-    platform: 'vplat',
-    type: 'vplat.message.received',
-    event: 'im_receive_msg',
-    occurredAt: new Date(),
-    data: { n, text },
-    sourceKey,
-  });
+  const message = messageEvent;
 
   it('stores each source key once, even when the same push arrives twice in one batch, with positions in the order recorded', async () => {
     const tenant = await createTenant(stack);

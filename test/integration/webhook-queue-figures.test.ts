@@ -5,11 +5,10 @@
  */
 import { once } from 'node:events';
 import type { RunningWorker } from '../../core/temporal/worker';
-import { createUpstream } from '../../core/upstream';
 import { call } from '../helpers/http';
 import { cleanEnv, spawnVps } from '../helpers/processes';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
-import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+import { createTenant, startStack, startStackWorker, type Stack, type Tenant, unreachableUpstream } from '../helpers/stack';
 
 interface QueueJson {
   backlog: number;
@@ -39,11 +38,7 @@ describe('delivery queue figures of webhook endpoints', () => {
   let worker: RunningWorker;
   const receivers = receiverPool();
   // Delivery never calls the official APIs: nothing needs to answer here.
-  const upstream = createUpstream({
-    vplat: { baseUrl: 'http://127.0.0.1:9', appId: 'x', appSecret: 'x' },
-    shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
-    timeouts: { connectMs: 500, totalMs: 1_000 },
-  });
+  const upstream = unreachableUpstream();
 
   beforeAll(async () => {
     stack = await startStack({

@@ -1,0 +1,112 @@
+/**
+ * Loopback receivers that answer 200 and note when each comment first arrived, found by its text
+ * (each injected comment's text is unique). Two kinds: a customer's webhook endpoint (the service's
+ * event body: `data.text`) and a bare stand-in for the service's platform receiver (the official
+ * envelope: `content` is JSON text holding `text`), used by the baseline.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type BodyKind = 'service-event' | 'official-push';
+
+export interface Receiver {
+  name: string;
+  url: string;
+  /** First arrival (ms since the epoch) of each comment text. */
+  arrivals: Map<string, number>;
+  /** The service's received_at of each comment's event (service-event only). */
+  receivedAt: Map<string, number>;
+  requests(): number;
+  duplicates(): number;
+  close(): Promise<void>;
+}
+
+export function textOf(kind: BodyKind, raw: string): { text?: string; receivedAt?: number } {
+  try {
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    if (kind === 'service-event') {
+      const data = body.data as Record<string, unknown> | undefined;
+      const receivedAt = typeof body.received_at === 'string' ? Date.parse(body.received_at) : undefined;
+      return { text: typeof data?.text === 'string' ? data.text : undefined, receivedAt };
+    }
+    const content = JSON.parse(String(body.content)) as Record<string, unknown>;
+    return { text: typeof content.text === 'string' ? content.text : undefined };
+  } catch {
+    return {};
+  }
+}
+
+export async function startReceiver(name: string, kind: BodyKind): Promise<Receiver> {
+  const arrivals = new Map<string, number>();
+  const receivedAt = new Map<string, number>();
+  let requests = 0;
+  let duplicates = 0;
+  const server = http.createServer((req, res) => {
+    const at = Date.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests += 1;
+      const parsed = textOf(kind, Buffer.concat(chunks).toString('utf8'));
+      if (parsed.text !== undefined) {
+        if (arrivals.has(parsed.text)) duplicates += 1;
+        else arrivals.set(parsed.text, at);
+        if (parsed.receivedAt !== undefined) receivedAt.set(parsed.text, parsed.receivedAt);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}');
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    name,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    receivedAt,
+    requests: () => requests,
+    duplicates: () => duplicates,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * An SSE client of GET /v1/events/stream noting each comment's first arrival by its text. Resolves
+ * once the stream answered; `close()` aborts it.
+ */
+export async function openEventStream(gateway: string, apiKey: string): Promise<{ arrivals: Map<string, number>; events(): number; error(): string | undefined; close(): void }> {
+  const arrivals = new Map<string, number>();
+  let events = 0;
+  let failure: string | undefined;
+  const abort = new AbortController();
+  const opening = setTimeout(() => abort.abort(new Error('the event stream did not open within 10 s')), 10_000);
+  const res = await fetch(`${gateway}/v1/events/stream`, { headers: { authorization: `Bearer ${apiKey}` }, signal: abort.signal }).finally(() => clearTimeout(opening));
+  if (!res.ok || !res.body) throw new Error(`SSE stream refused: HTTP ${res.status}`);
+  const body = res.body as unknown as AsyncIterable<Uint8Array>;
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of body) {
+        const at = Date.now();
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = /^data: (.+)$/m.exec(frame)?.[1];
+          if (!data) continue;
+          events += 1;
+          const text = textOf('service-event', data).text;
+          if (text !== undefined && !arrivals.has(text)) arrivals.set(text, at);
+        }
+      }
+      if (!abort.signal.aborted) failure = 'the stream ended';
+    } catch (err) {
+      if (!abort.signal.aborted) failure = (err as Error).message;
+    }
+  })();
+  return { arrivals, events: () => events, error: () => failure, close: () => abort.abort() };
+}
