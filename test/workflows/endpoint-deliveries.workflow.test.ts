@@ -5,8 +5,8 @@
  * history grows large. Real Temporal dev server, a worker per test; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
 import { ENDPOINT_DELIVERIES_QUERY, ENDPOINT_DELIVERIES_WAKE_SIGNAL, type DrainResult, type EndpointDeliveriesInput, type QueueFigures } from '../../workflows/shared';
 
 const figures = (over: Partial<QueueFigures> = {}): QueueFigures => ({
@@ -20,22 +20,12 @@ const figures = (over: Partial<QueueFigures> = {}): QueueFigures => ({
 });
 
 describe('endpointDeliveriesWorkflow', () => {
-  let bundle: WorkflowBundleWithSourceMap;
-  let nativeConnection: NativeConnection;
-  let connection: Connection;
-  let client: Client;
-
+  let env: WorkflowTestEnv;
   beforeAll(async () => {
-    const address = process.env.TEMPORAL_ADDRESS!;
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
-    nativeConnection = await NativeConnection.connect({ address });
-    connection = await Connection.connect({ address });
-    client = new Client({ connection });
+    env = await startWorkflowTestEnv();
   }, 120_000);
   afterAll(async () => {
-    await connection?.close();
-    await nativeConnection?.close();
+    await env?.close();
   });
 
   /** Runs the workflow with `drain` as its activity until `during` and the workflow end; returns its result, the drains' times and its id. */
@@ -44,17 +34,17 @@ describe('endpointDeliveriesWorkflow', () => {
     const workflowId = `endpoint-deliveries-test-${randomUUID()}`;
     const drains: number[] = [];
     const worker = await Worker.create({
-      connection: nativeConnection,
+      connection: env.nativeConnection,
       taskQueue,
-      workflowBundle: bundle,
+      workflowBundle: env.bundle,
       activities: { drainEndpointQueue: async () => (drains.push(Date.now()), drain(drains.length)) },
     });
     const result = await worker.runUntil(async () => {
-      const handle = await client.workflow.start('endpointDeliveriesWorkflow', { taskQueue, workflowId, args: [{ endpointId: 'we_test', customerId: 'cus_test', ...input }] });
+      const handle = await env.client.workflow.start('endpointDeliveriesWorkflow', { taskQueue, workflowId, args: [{ endpointId: 'we_test', customerId: 'cus_test', ...input }] });
       await during?.(workflowId);
       return handle.result() as Promise<string>;
     });
-    await Worker.runReplayHistory({ workflowBundle: bundle }, await client.workflow.getHandle(workflowId).fetchHistory());
+    await Worker.runReplayHistory({ workflowBundle: env.bundle }, await env.client.workflow.getHandle(workflowId).fetchHistory());
     return { result, drains, workflowId };
   }
 
@@ -77,7 +67,7 @@ describe('endpointDeliveriesWorkflow', () => {
       },
       { limits: { idleEndMs: 500 } },
       async (workflowId) => {
-        const handle = client.workflow.getHandle(workflowId);
+        const handle = env.client.workflow.getHandle(workflowId);
         for (let i = 0; i < 5; i++) await handle.signal(ENDPOINT_DELIVERIES_WAKE_SIGNAL);
         release();
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -96,7 +86,7 @@ describe('endpointDeliveriesWorkflow', () => {
     let runs = 0;
     for (const deadline = Date.now() + 10_000; runs < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
       runs = 0;
-      for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) if (execution.runId) runs++;
+      for await (const execution of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) if (execution.runId) runs++;
     }
     expect(runs).toBeGreaterThan(1);
   });

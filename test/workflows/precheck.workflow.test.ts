@@ -5,9 +5,9 @@
  * activities that record their calls.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
 import type { PrecheckProgress } from '../../activities/precheck.activities';
 import type { PrecheckInput, PrecheckOutcome } from '../../workflows/shared';
 
@@ -18,23 +18,12 @@ interface Stubs {
 }
 
 describe('precheckWorkflow', () => {
-  let bundle: WorkflowBundleWithSourceMap;
-  let nativeConnection: NativeConnection;
-  let connection: Connection;
-  let client: Client;
-
+  let env: WorkflowTestEnv;
   beforeAll(async () => {
-    const address = process.env.TEMPORAL_ADDRESS!;
-    // The worker's state changes are noise here; failures still show.
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
-    nativeConnection = await NativeConnection.connect({ address });
-    connection = await Connection.connect({ address });
-    client = new Client({ connection });
+    env = await startWorkflowTestEnv();
   }, 120_000);
   afterAll(async () => {
-    await connection?.close();
-    await nativeConnection?.close();
+    await env?.close();
   });
 
   /** Runs one pre-check workflow against the stubs; returns its outcome and the reasons it ended with. */
@@ -50,9 +39,9 @@ describe('precheckWorkflow', () => {
       },
       ...stubs,
     };
-    const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: bundle, activities });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: env.bundle, activities });
     const outcome = await worker.runUntil(
-      client.workflow.execute('precheckWorkflow', {
+      env.client.workflow.execute('precheckWorkflow', {
         taskQueue,
         workflowId: `precheck-test-${randomUUID()}`,
         args: [{ precheckId: 'pre_test', pollIntervalMs: 10, pollAttempts: 3, ...input }],
