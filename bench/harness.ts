@@ -250,7 +250,7 @@ export interface StreamedEvent {
 }
 
 /** Reads the event stream until `signal` aborts or the gateway ends it; resolves once it is live. */
-async function readEventStream(
+export async function readEventStream(
   gateway: string,
   apiKey: string,
   onEvent: (event: StreamedEvent, at: number) => void,
