@@ -42,14 +42,14 @@ export interface StoredEvent {
 }
 
 /**
- * Stores events once, with their outbox rows and the notifications of both, in one transaction.
- * Inserts of one customer are serialised by an advisory lock so that positions commit in
- * increasing order: a reader that has seen position N will never later find a committed event of
- * that customer below N. The lock's hold time bounds a customer's intake rate, so a whole batch
- * takes its customers' locks in one statement (in a fixed order: batches of two processes never
- * deadlock) and is written by one more. Events and their deliveries commit together or not at all;
- * an input whose source key is taken (earlier, or earlier in the batch) stores and enqueues nothing
- * and gets the event stored first.
+ * Stores events once, with their outbox rows and the notifications of both, in one statement (so
+ * in one transaction, and one round trip: a batch's cost to Postgres is paid once). Inserts of one
+ * customer are serialised by an advisory lock so that positions commit in increasing order: a
+ * reader that has seen position N will never later find a committed event of that customer below
+ * N. The statement takes its customers' locks first (the insert reads the row that taking them
+ * produces, in a fixed order, so batches of two processes never deadlock) and holds them to its
+ * commit. Events and their deliveries commit together or not at all; an input whose source key is
+ * taken (earlier, or earlier in the batch) stores and enqueues nothing and gets the event stored first.
  */
 export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEvent; outbox?: Outbox }>): Promise<StoredEvent[]> {
   if (inputs.length === 0) return [];
@@ -78,56 +78,56 @@ export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEve
     })),
   );
   const lockKeys = [...new Set(inputs.map(({ event: e }) => `events:${e.customerId}`))];
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(k) from (
-        select distinct hashtext(key) as k from jsonb_array_elements_text(${JSON.stringify(lockKeys)}::jsonb) as key order by k offset 0
-      ) as keys`);
-    const [written] = await queryRows<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(
-      tx,
-      sql`with input as (
-            select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(
-              ord int, id text, customer_id text, seat_id text, platform text, type text, event text,
-              occurred_at timestamptz, data jsonb, source_key text, notice_prefix text)
-          ), ins as (
-            insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
-            select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input order by ord
-            on conflict (customer_id, source_key) do nothing
-            returning *
-          ), queued as (
-            select * from jsonb_to_recordset(${JSON.stringify(queued)}::jsonb) as q(
-              id text, event_id text, endpoint_id text, reason text, workflow_id text, task_queue text, notice text)
-          ), outbox as (
-            insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, task_queue, next_attempt_at)
-            select queued.id, ins.id, queued.endpoint_id, ins.customer_id, queued.reason, queued.workflow_id, queued.task_queue, now()
-            from queued join ins on ins.id = queued.event_id
-            returning *
-          ), notices as (
-            select pg_notify(${EVENTS_CHANNEL}, input.notice_prefix || ins.position) from ins join input on input.id = ins.id
-            union all
-            select pg_notify(${DELIVERIES_CHANNEL}, queued.notice) from queued join ins on ins.id = queued.event_id
-          )
-          select (select coalesce(json_agg(ins), '[]'::json) from ins) as events,
-                 (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
-                 (select count(*) from notices) as notices`,
-    );
-    const stored = new Map(written!.events.map((raw) => readEvent(raw)).map((e) => [e.id, e]));
-    const byEvent = new Map<string, DeliveryRow[]>();
-    for (const d of written!.deliveries.map((raw) => readDelivery(raw))) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
-    // Inputs whose source key was taken get the event that holds it.
-    const taken = inputs.filter((_, i) => !stored.has(rows[i]!.id)).map(({ event: e }) => e);
-    const holders = new Map<string, EventRow>();
-    if (taken.length > 0) {
-      const found = await tx
-        .select()
-        .from(events)
-        .where(or(...taken.map((e) => and(eq(events.customerId, e.customerId), eq(events.sourceKey, e.sourceKey!)))));
-      for (const e of found) holders.set(`${e.customerId}\n${e.sourceKey}`, e);
-    }
-    return inputs.map(({ event: e }, i) => {
-      const event = stored.get(rows[i]!.id);
-      if (event) return { event, created: true, deliveries: byEvent.get(event.id) ?? [] };
-      return { event: holders.get(`${e.customerId}\n${e.sourceKey}`)!, created: false, deliveries: [] };
-    });
+  const [written] = await queryRows<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(
+    db,
+    sql`with locks as (
+          select count(pg_advisory_xact_lock(k)) as taken from (
+            select distinct hashtext(key) as k from jsonb_array_elements_text(${JSON.stringify(lockKeys)}::jsonb) as key order by k offset 0
+          ) as keys
+        ), input as (
+          select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(
+            ord int, id text, customer_id text, seat_id text, platform text, type text, event text,
+            occurred_at timestamptz, data jsonb, source_key text, notice_prefix text)
+        ), ins as (
+          insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
+          select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input, locks order by ord
+          on conflict (customer_id, source_key) do nothing
+          returning *
+        ), queued as (
+          select * from jsonb_to_recordset(${JSON.stringify(queued)}::jsonb) as q(
+            id text, event_id text, endpoint_id text, reason text, workflow_id text, task_queue text, notice text)
+        ), outbox as (
+          insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, task_queue, next_attempt_at)
+          select queued.id, ins.id, queued.endpoint_id, ins.customer_id, queued.reason, queued.workflow_id, queued.task_queue, now()
+          from queued join ins on ins.id = queued.event_id
+          returning *
+        ), notices as (
+          select pg_notify(${EVENTS_CHANNEL}, input.notice_prefix || ins.position) from ins join input on input.id = ins.id
+          union all
+          select pg_notify(${DELIVERIES_CHANNEL}, queued.notice) from queued join ins on ins.id = queued.event_id
+        )
+        select (select coalesce(json_agg(ins), '[]'::json) from ins) as events,
+               (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
+               (select count(*) from notices) as notices`,
+  );
+  const stored = new Map(written!.events.map((raw) => readEvent(raw)).map((e) => [e.id, e]));
+  const byEvent = new Map<string, DeliveryRow[]>();
+  for (const d of written!.deliveries.map((raw) => readDelivery(raw))) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
+  // Inputs whose source key was taken get the event that holds it (committed by now: the insert
+  // waited for the holder's transaction to end before it skipped).
+  const taken = inputs.filter((_, i) => !stored.has(rows[i]!.id)).map(({ event: e }) => e);
+  const holders = new Map<string, EventRow>();
+  if (taken.length > 0) {
+    const found = await db
+      .select()
+      .from(events)
+      .where(or(...taken.map((e) => and(eq(events.customerId, e.customerId), eq(events.sourceKey, e.sourceKey!)))));
+    for (const e of found) holders.set(`${e.customerId}\n${e.sourceKey}`, e);
+  }
+  return inputs.map(({ event: e }, i) => {
+    const event = stored.get(rows[i]!.id);
+    if (event) return { event, created: true, deliveries: byEvent.get(event.id) ?? [] };
+    return { event: holders.get(`${e.customerId}\n${e.sourceKey}`)!, created: false, deliveries: [] };
   });
 }
 
