@@ -10,7 +10,8 @@
  *   3. isolation: the same again with a 4th endpoint answering 500 and a 5th hanging past its
  *      attempt timeout, latency of the healthy endpoints only;
  *   4. intake: accepted pushes/s of the receiver against a bare Fastify route doing one insert,
- *      driven by the same concurrent loop, in interleaved rounds;
+ *      driven by the same concurrent loop, in interleaved rounds: with the endpoints delivering
+ *      what it accepts, and with every endpoint disabled (the route alone);
  *   5. Temporal cost: history events of every run of each endpoint's queue workflow per delivery.
  *
  *   npm run bench:events
@@ -114,6 +115,7 @@ async function intakePhase(b: Bench, bareUrl: string) {
   const bare: number[] = [];
   const service: number[] = [];
   const deliveredDuring: number[] = [];
+  const alone: number[] = [];
   const probes: { bare: ProbeFigures[]; service: ProbeFigures[] } = { bare: [], service: [] };
   for (let round = 0; round < INTAKE_ROUNDS; round++) {
     let probe = await startPhaseProbe(b.baselineDb, b.database);
@@ -129,8 +131,18 @@ async function intakePhase(b: Bench, bareUrl: string) {
     deliveredDuring.push(b.healthy.reduce((n, e) => n + e.receiver.requests(), 0) / INTAKE_S);
     // The next bare round starts on a machine with no backlog to deliver.
     await waitForReceipts(b.healthy, run.accepted, 600_000, 'the intake deliveries');
+    // The route alone: every endpoint disabled for the round, so accepting an event sets off no delivery.
+    await setHealthyDisabled(b, true);
+    alone.push((await driveFor(b.push, INTAKE_S)).perSecond);
+    await setHealthyDisabled(b, false);
   }
-  return { bare: median(bare), service: median(service), bareRounds: bare, serviceRounds: service, deliveredDuring: median(deliveredDuring), probes };
+  return { bare: median(bare), service: median(service), alone: median(alone), bareRounds: bare, serviceRounds: service, aloneRounds: alone, deliveredDuring: median(deliveredDuring), probes };
+}
+
+async function setHealthyDisabled(b: Bench, disabled: boolean): Promise<void> {
+  const ids = b.healthy.map((e) => e.row.id);
+  if (disabled) await b.baselineDb`update webhook_endpoints set disabled_at = now(), disabled_reason = 'bench: intake alone' where id in ${b.baselineDb(ids)}`;
+  else await b.baselineDb`update webhook_endpoints set disabled_at = null, disabled_reason = null where id in ${b.baselineDb(ids)}`;
 }
 
 /** Drives `url` with INTAKE_CONCURRENCY loops of signed pushes for `seconds`; any refusal fails the run. */
@@ -383,6 +395,7 @@ function printReport(r: {
   const latencyMet = (f: SteadyFigures) => verdict(f.p50 < TARGET.p50Ms && f.p99 < TARGET.p99Ms);
   const throughputRatio = r.throughput.service / r.throughput.baseline;
   const intakeRatio = r.intake.service / r.intake.bare;
+  const aloneRatio = r.intake.alone / r.intake.bare;
 
   console.log(`\nbench/events: ${EVENTS} events x ${ENDPOINTS} endpoints; ${RATE} events/s for ${STEADY_S} s; in-flight limit ${IN_FLIGHT}, attempt timeout ${ATTEMPT_TIMEOUT_MS} ms; ${(r.seconds).toFixed(0)} s`);
   console.log(`${machineLine()} (at the end)\n`);
@@ -395,6 +408,7 @@ function printReport(r: {
         [`  same, 4th endpoint 500 and 5th hanging (healthy ${ENDPOINTS})`, '', pair(r.isolated), '', `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`, latencyMet(r.isolated)],
         [`Temporal history events per delivery (healthy ${ENDPOINTS})`, '', perDelivery(healthyCost).toFixed(3), '', `<= ${TARGET.historyPerDelivery}`, verdict(perDelivery(healthyCost) <= TARGET.historyPerDelivery)],
         [`intake, accepted events/s (baseline: bare route, one insert)`, r.intake.bare.toFixed(0), r.intake.service.toFixed(0), intakeRatio.toFixed(2), `>= ${TARGET.intake}`, verdict(intakeRatio >= TARGET.intake)],
+        [`  same, no endpoint subscribed (the route alone)`, r.intake.bare.toFixed(0), r.intake.alone.toFixed(0), aloneRatio.toFixed(2), `>= ${TARGET.intake}`, verdict(aloneRatio >= TARGET.intake)],
         [`SSE ingestion to receipt, p50 / p99 ms (steady)`, '', pair(r.steady.sse), '', '', ''],
         [`  same, during isolation`, '', pair(r.isolated.sse), '', '', ''],
       ],
@@ -415,7 +429,7 @@ function printReport(r: {
   const [failingId, hangingId] = r.badIds;
   console.log(`isolation: attempts recorded by the phase's end: ${r.badAttempts.get(failingId) ?? 0} to the failing (500) endpoint, ${r.badAttempts.get(hangingId) ?? 0} to the hanging one`);
 
-  console.log(`\nintake rounds, events/s: bare ${r.intake.bareRounds.map((v) => v.toFixed(0)).join(', ')}; service ${r.intake.serviceRounds.map((v) => v.toFixed(0)).join(', ')}; deliveries made meanwhile ${r.intake.deliveredDuring.toFixed(0)}/s`);
+  console.log(`\nintake rounds, events/s: bare ${r.intake.bareRounds.map((v) => v.toFixed(0)).join(', ')}; service ${r.intake.serviceRounds.map((v) => v.toFixed(0)).join(', ')}; no endpoint subscribed ${r.intake.aloneRounds.map((v) => v.toFixed(0)).join(', ')}; deliveries made meanwhile ${r.intake.deliveredDuring.toFixed(0)}/s`);
 
   console.log(`\nTemporal histories (all runs of endpoint-deliveries-<id>):`);
   console.log(
