@@ -154,7 +154,7 @@ export class DeliveryDispatcher {
   }
 
   /** Pokes the local drain, or signals the workflow within the coalescing window. */
-  wake(customerId: string, endpointId: string): void {
+  private wake(customerId: string, endpointId: string): void {
     if (this.closed) return;
     const local = this.drains.get(endpointId);
     if (local) {

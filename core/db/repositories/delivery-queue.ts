@@ -7,11 +7,11 @@ import { and, eq, sql } from 'drizzle-orm';
 import { rowReader } from '../row-reader';
 import { DELIVERIES_CHANNEL, deliveryNotice, type DeliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
-import { queryRows, type Executor } from '../client';
+import { queryRows, type Db, type Executor } from '../client';
 import { deliveries, events, type DeliveryStatus } from '../schema';
+import type { DeliveryRow, EventRow } from './events';
 
 const readEvent = rowReader(events);
-import type { DeliveryRow, EventRow } from './events';
 
 export interface QueueFiguresRow {
   endpointId: string;
@@ -23,11 +23,12 @@ export interface QueueFiguresRow {
 }
 
 /**
- * Enqueues one delivery per endpoint, due now, and tells the workers which queues got work. Meant
- * for the event's own transaction: the notification is sent only if the rows commit.
+ * Enqueues a new delivery of a stored event to each endpoint, due now (redeliveries: a new event's
+ * deliveries are written with it, by insertEvents), and tells the workers which queues got work.
+ * One transaction: the notices are sent only with the rows.
  */
 export async function enqueueDeliveries(
-  tx: Executor,
+  db: Db,
   input: {
     event: Pick<EventRow, 'id' | 'customerId'>;
     endpointIds: readonly string[];
@@ -37,23 +38,25 @@ export async function enqueueDeliveries(
   },
 ): Promise<DeliveryRow[]> {
   if (input.endpointIds.length === 0) return [];
-  const rows = await tx
-    .insert(deliveries)
-    .values(
-      input.endpointIds.map((endpointId) => ({
-        id: newId('dlv'),
-        eventId: input.event.id,
-        endpointId,
-        customerId: input.event.customerId,
-        reason: input.reason,
-        workflowId: input.queueWorkflowId(endpointId),
-        taskQueue: input.taskQueue,
-        nextAttemptAt: sql`now()`,
-      })),
-    )
-    .returning();
-  for (const endpointId of new Set(input.endpointIds)) await notifyQueue(tx, { customerId: input.event.customerId, endpointId, taskQueue: input.taskQueue });
-  return rows;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(deliveries)
+      .values(
+        input.endpointIds.map((endpointId) => ({
+          id: newId('dlv'),
+          eventId: input.event.id,
+          endpointId,
+          customerId: input.event.customerId,
+          reason: input.reason,
+          workflowId: input.queueWorkflowId(endpointId),
+          taskQueue: input.taskQueue,
+          nextAttemptAt: sql`now()`,
+        })),
+      )
+      .returning();
+    for (const endpointId of new Set(input.endpointIds)) await notifyQueue(tx, { customerId: input.event.customerId, endpointId, taskQueue: input.taskQueue });
+    return rows;
+  });
 }
 
 export interface ClaimedDelivery {
