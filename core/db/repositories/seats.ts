@@ -8,6 +8,7 @@ export type SeatRow = typeof seats.$inferSelect;
 
 const readSeat = rowReader(seats);
 const SEATS_OF_CUSTOMER = 'select * from seats where customer_id = $1 order by id';
+const SEAT_OF_ACCOUNT = "select * from seats where platform = 'vplat' and track = $1 and account_id = $2";
 
 /** On the path of GET /v1/seats: fixed text, prepared once per connection, rows read without drizzle's per-row checks. */
 export async function listSeatsOfCustomer(db: Db, customerId: string): Promise<SeatRow[]> {
@@ -52,6 +53,12 @@ export async function findCustomerSeatByAccount(db: Executor, customerId: string
     .orderBy(asc(seats.id))
     .limit(1);
   return row;
+}
+
+/** On the path of every platform webhook: fixed text, prepared once per connection, read without drizzle's per-row checks. */
+export async function findSeatOfAccount(db: Db, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
+  const [row] = await rawQuery<Record<string, unknown>>(db, SEAT_OF_ACCOUNT, [track, accountId]);
+  return row ? readSeat(row) : undefined;
 }
 
 export async function findSeatByAccount(db: Executor, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
