@@ -6,7 +6,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { IngestService as IngestServiceDesc, ReceiveOfficialWebhookRequest } from '../../gen/vps/event/v1/event_pb';
 import type { Db } from '../db/client';
-import { findSeatOfAccount } from '../db/repositories/seats';
+import { findSeatByAccount } from '../db/repositories/seats';
 import { ApiError } from '../errors';
 import { PLATFORM } from '../events/event-types';
 import { normalizeOfficial } from '../events/official-events';
@@ -31,7 +31,7 @@ export class IngestService implements ServiceImpl<typeof IngestServiceDesc> {
     if (!normalized) return { outcome: 'ignored', eventId: '' };
     // An account id Postgres cannot hold is no seat's: ignored like an unbound one (not refused,
     // which would only make the platform push it again for 72 hours).
-    const seat = holdsUnstorable(webhook.user_openid) ? undefined : await findSeatOfAccount(this.deps.db, 'video', webhook.user_openid);
+    const seat = holdsUnstorable(webhook.user_openid) ? undefined : await findSeatByAccount(this.deps.db, 'video', webhook.user_openid);
     if (!seat) {
       // An account no seat holds (unbound since): nothing to log, and nobody to tell.
       this.deps.logger.info({ event: webhook.event, account: webhook.user_openid }, 'official webhook for an unbound account ignored');

@@ -1,5 +1,5 @@
-import { and, asc, count, eq, isNotNull, isNull, or } from 'drizzle-orm';
-import { rawQuery, type Db, type Executor } from '../client';
+import { and, asc, count, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { queryRows, rawQuery, type Db, type Executor } from '../client';
 import { rowReader } from '../row-reader';
 import { customers, seats, type SeatTrack } from '../schema';
 import { newId } from '../../ids';
@@ -8,7 +8,6 @@ export type SeatRow = typeof seats.$inferSelect;
 
 const readSeat = rowReader(seats);
 const SEATS_OF_CUSTOMER = 'select * from seats where customer_id = $1 order by id';
-const SEAT_OF_ACCOUNT = "select * from seats where platform = 'vplat' and track = $1 and account_id = $2";
 
 /** On the path of GET /v1/seats: fixed text, prepared once per connection, rows read without drizzle's per-row checks. */
 export async function listSeatsOfCustomer(db: Db, customerId: string): Promise<SeatRow[]> {
@@ -55,18 +54,10 @@ export async function findCustomerSeatByAccount(db: Executor, customerId: string
   return row;
 }
 
-/** On the path of every platform webhook: fixed text, prepared once per connection, read without drizzle's per-row checks. */
-export async function findSeatOfAccount(db: Db, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
-  const [row] = await rawQuery<Record<string, unknown>>(db, SEAT_OF_ACCOUNT, [track, accountId]);
-  return row ? readSeat(row) : undefined;
-}
-
+/** On the path of every platform webhook (and of binding, in its transaction): rows read without drizzle's per-row checks. */
 export async function findSeatByAccount(db: Executor, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(seats)
-    .where(and(eq(seats.platform, 'vplat'), eq(seats.track, track), eq(seats.accountId, accountId)));
-  return row;
+  const [row] = await queryRows<Record<string, unknown>>(db, sql`select * from seats where platform = 'vplat' and track = ${track} and account_id = ${accountId}`);
+  return row ? readSeat(row) : undefined;
 }
 
 /**
