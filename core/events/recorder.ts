@@ -72,7 +72,7 @@ export class EventRecorder {
   }
 
   /**
-   * Writes a batch in one transaction. Should it fail, each event is tried on its own, so one event
+   * Writes a batch in one statement. Should it fail, each event is tried on its own, so one event
    * the database refuses fails alone rather than taking its batch with it.
    */
   private async store(batch: readonly Intake[]): Promise<Outcome[]> {
@@ -97,16 +97,17 @@ export class EventRecorder {
       return (await attempt(batch)).map((stored) => ({ ok: true, stored }));
     } catch (err) {
       if (batch.length === 1) return [{ ok: false, error: err }];
-      return Promise.all(
-        batch.map(async (item): Promise<Outcome> => {
-          try {
-            const [stored] = await attempt([item]);
-            return { ok: true, stored: stored! };
-          } catch (error) {
-            return { ok: false, error };
-          }
-        }),
-      );
+      // One after another, so the events that are stored keep the order they were recorded in.
+      const outcomes: Outcome[] = [];
+      for (const item of batch) {
+        try {
+          const [stored] = await attempt([item]);
+          outcomes.push({ ok: true, stored: stored! });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
     }
   }
 
