@@ -53,7 +53,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       await recordOutcomes(deps.db, batch);
       return batch.map(() => undefined);
     },
-    { maxBatch: MAX_OUTCOME_BATCH, maxInFlight: 1, stallMs: 5_000 },
+    { maxBatch: MAX_OUTCOME_BATCH, maxInFlight: 1, stallMs: 5_000, gather: 'turn' },
   );
 
   /** Disables the endpoint and, the first time, logs service.endpoint.disabled for the customer. */

@@ -39,6 +39,11 @@ export interface DrainDeps {
   maxDrainMs: number;
 }
 
+/** Whether the endpoint is gone or switched off, so its queue is to be closed. */
+function isClosed(endpoint: WebhookEndpointRow | undefined): boolean {
+  return !endpoint || !!endpoint.deletedAt || !!endpoint.disabledAt;
+}
+
 export class EndpointDrain {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly deadline: number;
@@ -78,12 +83,8 @@ export class EndpointDrain {
         // Claim for new rows, for a queue that had more, in batches of at least half the slots.
         const worthClaiming = noticed || this.inFlight.size === 0 || (this.more && free >= Math.ceil(this.deps.maxInFlight / 2));
         if (!stopping && free > 0 && worthClaiming) {
-          const endpoint = await this.currentEndpoint(noticed);
-          if (!endpoint || endpoint.deletedAt || endpoint.disabledAt) {
-            await this.settleInFlight();
-            if (endpoint) await cancelQueue(this.deps.db, endpoint, this.deps.taskQueue);
-            return true;
-          }
+          const endpoint = await this.currentEndpoint();
+          if (!endpoint || isClosed(endpoint)) return this.close(endpoint);
           const rows = await claimDueDeliveries(this.deps.db, {
             endpointId: endpoint.id,
             limit: free,
@@ -93,6 +94,13 @@ export class EndpointDrain {
           this.more = rows.length === free;
           for (const row of rows) this.start(row, endpoint);
           if (rows.length > 0) continue;
+          // A notice that brought no rows may be the endpoint's deletion, which cancels its rows
+          // and notifies: read it afresh. Reading on every notice cost a statement per event.
+          if (noticed) {
+            this.stale = true;
+            const fresh = await this.currentEndpoint();
+            if (isClosed(fresh)) return this.close(fresh);
+          }
         }
         if (this.inFlight.size > 0) {
           // Until an attempt ends or new rows arrive.
@@ -178,9 +186,15 @@ export class EndpointDrain {
     this.stale = true;
   }
 
-  /** A notice may be the endpoint's deletion (deleting it notifies its queue): then it is read afresh. */
-  private async currentEndpoint(noticed: boolean): Promise<WebhookEndpointRow | undefined> {
-    if (!this.endpoint || this.stale || noticed || Date.now() - this.endpointReadAt >= ENDPOINT_REFRESH_MS) {
+  /** Ends the drain of a deleted or disabled endpoint: its pending rows are cancelled, its queue closed. */
+  private async close(endpoint: WebhookEndpointRow | undefined): Promise<true> {
+    await this.settleInFlight();
+    if (endpoint) await cancelQueue(this.deps.db, endpoint, this.deps.taskQueue);
+    return true;
+  }
+
+  private async currentEndpoint(): Promise<WebhookEndpointRow | undefined> {
+    if (!this.endpoint || this.stale || Date.now() - this.endpointReadAt >= ENDPOINT_REFRESH_MS) {
       this.endpoint = await findEndpoint(this.deps.db, this.endpointId);
       this.endpointReadAt = Date.now();
       this.stale = false;

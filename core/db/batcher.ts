@@ -1,7 +1,8 @@
 /**
  * Gathers the calls that arrive while earlier statements are in flight and runs them as one
- * statement. There is no timer: an idle service runs each call at once, a busy one serves many
- * calls per statement, so the database's per-statement cost is shared out as the load grows.
+ * statement. There is no timer: an idle service runs each call at once (or at the end of the
+ * event-loop turn, with `gather: 'turn'`), a busy one serves many calls per statement, so the
+ * database's per-statement cost is shared out as the load grows.
  */
 export interface BatcherOptions {
   /** Calls in one statement at most, which bounds its parameters and its time. */
@@ -13,6 +14,14 @@ export interface BatcherOptions {
    * that died without a reset) cannot hold up every later call. It still answers its own calls.
    */
   stallMs?: number;
+  /**
+   * When an idle batcher starts its batch: at the call ('call', the default), or once the I/O
+   * callbacks already due in this event-loop turn have run ('turn'). Embedded PGlite runs a
+   * statement on this thread, so nothing arrives while one is "in flight" and 'call' would give
+   * batches of one; 'turn' gathers the replies that one statement's run held up. It costs one
+   * turn of the loop, a few microseconds on an idle process.
+   */
+  gather?: 'call' | 'turn';
 }
 
 interface Waiting<In, Out> {
@@ -24,6 +33,7 @@ interface Waiting<In, Out> {
 export class Batcher<In, Out> {
   private readonly waiting: Array<Waiting<In, Out>> = [];
   private inFlight = 0;
+  private gathering = false;
 
   /** `run` answers every input of a batch, in the order given. */
   constructor(
@@ -36,7 +46,14 @@ export class Batcher<In, Out> {
   call(input: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.waiting.push({ input, resolve, reject });
-      this.startBatches();
+      if (this.options.gather !== 'turn') this.startBatches();
+      else if (!this.gathering) {
+        this.gathering = true;
+        setImmediate(() => {
+          this.gathering = false;
+          this.startBatches();
+        });
+      }
     });
   }
 

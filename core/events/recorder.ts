@@ -38,7 +38,7 @@ export class EventRecorder {
 
   constructor(private readonly deps: { db: Db; temporalClient: () => Promise<Client>; delivery: DeliverySettings }) {
     // One batch in flight while the next gathers: events recorded in one process keep their order.
-    this.intake = new Batcher((batch) => this.store(batch), { maxBatch: MAX_INTAKE_BATCH, maxInFlight: 1, stallMs: 5_000 });
+    this.intake = new Batcher((batch) => this.store(batch), { maxBatch: MAX_INTAKE_BATCH, maxInFlight: 1, stallMs: 5_000, gather: 'turn' });
   }
 
   /** The delivery settings the workers' drains follow. */

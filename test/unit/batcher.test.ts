@@ -44,6 +44,23 @@ describe('Batcher', () => {
     await expect(result).resolves.toBe(10);
   });
 
+  it("with gather 'turn', starts an idle batcher's batch once this turn's callbacks have run, with every call they made", async () => {
+    const { runs, run } = controlledRun<number, number>();
+    const batcher = new Batcher(run, { maxBatch: 10, maxInFlight: 1, gather: 'turn' });
+    // Replies that a statement run on this thread held up settle one after another in one turn.
+    const calls: Array<Promise<number>> = [];
+    for (const n of [1, 2, 3]) {
+      calls.push(batcher.call(n));
+      await flush();
+    }
+    await flush();
+    expect(runs).toHaveLength(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs.map((r) => r.inputs)).toEqual([[1, 2, 3]]);
+    runs[0]!.answer(double(runs[0]!.inputs));
+    await expect(Promise.all(calls)).resolves.toEqual([2, 4, 6]);
+  });
+
   it('gathers the calls that arrive while a batch is in flight into one next batch, in arrival order', async () => {
     const { runs, run } = controlledRun<number, number>();
     const batcher = new Batcher(run, { maxBatch: 10, maxInFlight: 1 });
