@@ -13,7 +13,7 @@ import { listVideos } from '../core/upstream/vplat/insights';
 import { publishPhoto, publishVideo, type PhotoPublishRequest, type VideoPublishRequest } from '../core/upstream/vplat/publishing';
 import { postVideo, type PostVideoBody } from '../core/upstream/shop/content';
 import { releaseFileFromPublish } from '../core/db/repositories/videos';
-import type { PublishStep, SubmitResult } from '../workflows/shared';
+import type { PublishEnd, PublishStep, SubmitResult } from '../workflows/shared';
 import type { Logger } from '../core/logger';
 import { asActivityFailure } from './upstream-failure';
 
@@ -137,15 +137,17 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
       return stepOf(complete);
     },
 
-    /** Ends a publish the workflow could not take further: service_error or publish_unconfirmed. */
-    async endPublish(input: { recordId: string; status: 'service_error' | 'publish_unconfirmed'; reason: string }): Promise<PublishStep> {
+    /** Ends a publish the workflow could not take further: service_error, or unconfirmed at its last known status. */
+    async endPublish(input: { recordId: string; status: PublishEnd; reason: string }): Promise<PublishStep> {
       const row = await load(input.recordId);
-      if (isTerminal(row.status)) return stepOf(row);
-      const ended = await applyChange(deps, row, {
-        status: input.status,
-        reason: input.reason,
-        reasonCategory: input.status === 'service_error' ? 'retryable' : 'unconfirmed',
-      });
+      if (isTerminal(row.status) || row.unconfirmedAt) return stepOf(row);
+      const ended = await applyChange(
+        deps,
+        row,
+        input.status === 'service_error'
+          ? { status: 'service_error', reason: input.reason, reasonCategory: 'retryable' }
+          : { unconfirmedAt: new Date(), reason: input.reason, reasonCategory: 'unconfirmed' },
+      );
       // Every try was refused with an answer (no claim is left standing): the file id is unused.
       if (input.status === 'service_error' && !row.submitStartedAt && !row.shareId) await releaseFile(row);
       return stepOf(ended);

@@ -202,7 +202,7 @@ export const VARIABLES = {
   PUBLISH_POLL_INTERVAL_MS: variable({ doc: 'Pause between official status polls of a publish (the spec: 5 to 10 s)', parse: positiveInt, fallback: 5_000, example: '5000' }),
   PUBLISH_POLL_ATTEMPTS: variable({ doc: 'Polls at that pace before slowing down (the spec: about 30)', parse: positiveInt, fallback: 30, example: '30' }),
   PUBLISH_SLOW_POLL_SCHEDULE_MS: variable({
-    doc: 'Pauses between the slower polls that follow; after the last, the publish is publish_unconfirmed and reconciled',
+    doc: 'Pauses between the slower polls that follow; after the last, a publish with no final status is marked unconfirmed (its status stays the last known)',
     parse: msList,
     fallback: [60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000],
     example: '60000,120000,300000,600000,1800000,3600000,7200000,14400000,28800000',

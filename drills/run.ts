@@ -347,7 +347,7 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     result.events = final.events.length;
     result.duplicatedUpstream = duplicated;
     const pushes = await classifyUndelivered(gateways[0], tenant.apiKey, final.undelivered);
-    // A publish still running is late (its workflow ends it, at worst publish_unconfirmed); an
+    // A publish still running is late (its workflow ends it, at worst unconfirmed); an
     // accepted publish with no record at all is lost.
     const noRecord = final.unsettledPublishes.filter((u) => u.includes('no record'));
     const running = final.unsettledPublishes.filter((u) => !u.includes('no record'));

@@ -74,12 +74,14 @@ export interface PublishRecord {
   seatId: string;
   shareId: string | null;
   reason: string | null;
+  /** The service stopped following it without a final status (its status stays the last known). */
+  unconfirmed: boolean;
 }
 
-export const TERMINAL = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error', 'publish_unconfirmed'];
+export const TERMINAL = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'];
 
-/** Done: a terminal status, and for a completed post its post id too (the workflow waits for it). */
-export const isSettled = (r: PublishRecord) => TERMINAL.includes(r.status) && (r.status !== 'publish_complete' || r.postId !== null);
+/** Done: a terminal status, and for a completed post its post id too (the workflow waits for it); or ended unconfirmed. */
+export const isSettled = (r: PublishRecord) => r.unconfirmed || (TERMINAL.includes(r.status) && (r.status !== 'publish_complete' || r.postId !== null));
 
 /**
  * Publishes with one Idempotency-Key per publish, as the SDK does: a network failure, a 5xx or a
@@ -423,13 +425,16 @@ export async function audit(input: AuditInput): Promise<Audit> {
   }
   for (const r of records) if (!isSettled(r)) unsettled.push(`${r.id}: ${r.status}${r.postId ? '' : ' (no post id)'}`);
 
+  const statusKey = (id: unknown, status: unknown, postId: unknown, unconfirmed: unknown) => (unconfirmed ? `${String(id)}:unconfirmed` : `${String(id)}:${String(status)}:${postId ? 'post' : ''}`);
   const statusEvents = new Set(
-    events.filter((e) => e.type === 'vplat.publish.status_changed').map((e) => `${String(e.data.record_id)}:${String(e.data.status)}:${e.data.post_id ? 'post' : ''}`),
+    events
+      .filter((e) => e.type === 'vplat.publish.status_changed' || e.type === 'vplat.publish.unconfirmed')
+      .map((e) => statusKey(e.data.record_id, e.data.status, e.data.post_id, e.type === 'vplat.publish.unconfirmed')),
   );
   const missingStatusEvents = records
     .filter(isSettled)
-    .filter((r) => !statusEvents.has(`${r.id}:${r.status}:${r.postId ? 'post' : ''}`))
-    .map((r) => `${r.id}: no ${r.status} event`);
+    .filter((r) => !statusEvents.has(statusKey(r.id, r.status, r.postId, r.unconfirmed)))
+    .map((r) => `${r.id}: no ${r.unconfirmed ? 'unconfirmed' : r.status} event`);
 
   const officialCounts = new Map<string, number>();
   for (const e of events) {

@@ -139,11 +139,17 @@ export type PublishStatusValue =
   | 'publish_complete'
   | 'publish_failed'
   | 'publish_draft_inbox'
-  | 'service_error'
-  | 'publish_unconfirmed';
+  | 'service_error';
 
 /** Statuses no poll can change: a workflow stops following the record there. */
-export const TERMINAL_PUBLISH_STATUSES: readonly PublishStatusValue[] = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error', 'publish_unconfirmed'];
+export const TERMINAL_PUBLISH_STATUSES: readonly PublishStatusValue[] = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'];
+
+/**
+ * How a workflow ends a publish it cannot take further: service_error (nothing reached the
+ * platform), or publish_unconfirmed, which marks the record unconfirmed and leaves its status as
+ * last known (the name predates the spec's six statuses and stays for workflows already running).
+ */
+export type PublishEnd = 'service_error' | 'publish_unconfirmed';
 
 /** What one activity step learned of a publish. */
 export interface PublishStep {

@@ -4,6 +4,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PublishRecordSchema, type PublishRecord } from '../../gen/vps/publish/v1/publish_pb';
 import type { PublishRecordRow } from '../db/repositories/publish-records';
 import { TRACKS } from './messages';
+import { failReason } from '../publishing/status';
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 
@@ -27,5 +28,7 @@ export function toPublishRecord(row: PublishRecordRow): PublishRecord {
     createdAt: ts(row.createdAt),
     updatedAt: ts(row.updatedAt),
     completedAt: ts(row.completedAt),
+    unconfirmedAt: ts(row.unconfirmedAt),
+    failReason: failReason(row) ?? '',
   });
 }

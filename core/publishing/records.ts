@@ -14,7 +14,7 @@ import type { Upstream } from '../upstream';
 import { openCredentials } from '../upstream/credentials';
 import { getPublishStatus } from '../upstream/vplat/publishing';
 import { getVideoStatus } from '../upstream/shop/content';
-import { categoryOfOfficialReason, isTerminal, normalizeOfficialStatus } from './status';
+import { categoryOfOfficialReason, failReason, isTerminal, normalizeOfficialStatus } from './status';
 
 export interface PublishRecordDeps {
   db: Db;
@@ -45,15 +45,35 @@ export async function recordAccessToken(deps: Pick<PublishRecordDeps, 'db' | 'se
  * row. Returns the record as it now stands, whoever changed it.
  */
 export async function applyChange(deps: Pick<PublishRecordDeps, 'db' | 'events'>, seen: PublishRecordRow, change: PublishChange): Promise<PublishRecordRow> {
-  const next = { ...seen, ...change };
-  const visible = next.status !== seen.status || next.postId !== seen.postId;
-  if (isTerminal(next.status) && !seen.completedAt) next.completedAt = new Date();
-  if (visible) await recordStatusEvent(deps.events, seen, next);
-  const written = await records.updateIfUnchanged(deps.db, seen, {
-    ...change,
-    ...(next.completedAt && !seen.completedAt ? { completedAt: next.completedAt } : {}),
-  });
+  const write: PublishChange = { ...change };
+  // A final status found later (a caller's status query) confirms the outcome after all.
+  if (seen.unconfirmedAt && write.status && isTerminal(write.status)) write.unconfirmedAt = null;
+  const next = { ...seen, ...write };
+  if (isTerminal(next.status) && !seen.completedAt) next.completedAt = write.completedAt = new Date();
+  if (next.status !== seen.status || next.postId !== seen.postId) await recordStatusEvent(deps.events, seen, next);
+  else if (next.unconfirmedAt && !seen.unconfirmedAt) await recordUnconfirmedEvent(deps.events, next);
+  const written = await records.updateIfUnchanged(deps.db, seen, write);
   return written ?? (await records.findPublishRecord(deps.db, seen.id)) ?? next;
+}
+
+/** The record as publish events carry it (snake_case, like every event's data). */
+function recordData(r: PublishRecordRow) {
+  return {
+    record_id: r.id,
+    track: r.track,
+    kind: r.kind,
+    account_id: r.accountId,
+    video_id: r.videoId,
+    share_id: r.shareId,
+    status: r.status,
+    official_status: r.officialStatus,
+    post_id: r.postId,
+    reason: r.reason,
+    fail_reason: failReason(r),
+    reason_category: r.reasonCategory,
+    unconfirmed: r.unconfirmedAt !== null,
+    draft: r.draft,
+  };
 }
 
 async function recordStatusEvent(events: EventRecorder, before: PublishRecordRow, after: PublishRecordRow): Promise<void> {
@@ -64,22 +84,22 @@ async function recordStatusEvent(events: EventRecorder, before: PublishRecordRow
     type: 'vplat.publish.status_changed',
     event: 'publish.status_changed',
     occurredAt: new Date(),
-    data: {
-      record_id: after.id,
-      track: after.track,
-      kind: after.kind,
-      account_id: after.accountId,
-      video_id: after.videoId,
-      share_id: after.shareId,
-      status: after.status,
-      previous_status: before.status,
-      official_status: after.officialStatus,
-      post_id: after.postId,
-      reason: after.reason,
-      reason_category: after.reasonCategory,
-      draft: after.draft,
-    },
+    data: { ...recordData(after), previous_status: before.status },
     sourceKey: `publish-status:${after.id}:${after.status}:${after.postId ?? ''}`,
+  });
+}
+
+/** The service stopped following the publish without a final status: logged once per record. */
+async function recordUnconfirmedEvent(events: EventRecorder, record: PublishRecordRow): Promise<void> {
+  await events.record({
+    customerId: record.customerId,
+    seatId: record.seatId,
+    platform: PLATFORM,
+    type: 'vplat.publish.unconfirmed',
+    event: 'publish.unconfirmed',
+    occurredAt: new Date(),
+    data: recordData(record),
+    sourceKey: `publish-unconfirmed:${record.id}`,
   });
 }
 

@@ -25,6 +25,14 @@ export function isTerminal(status: PublishStatus): boolean {
   return TERMINAL.has(status);
 }
 
+/**
+ * The spec's failReason: why a publish_failed record failed, in the platform's words where it gave
+ * any (its FAILED status reason, or its refusal of the submit); null for every other status.
+ */
+export function failReason(record: { status: PublishStatus; reason: string | null }): string | null {
+  return record.status === 'publish_failed' ? record.reason : null;
+}
+
 export const REASON_CATEGORIES = ['retryable', 'needs_reauthorization', 'needs_user_action', 'quota', 'content_rejected', 'unconfirmed'] as const;
 export type ReasonCategory = (typeof REASON_CATEGORIES)[number];
 

@@ -275,8 +275,9 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
   private async earlierAttempt(recordId: string, fileId: string) {
     const earlier = await records.findPublishRecord(this.deps.db, recordId);
     if (!earlier) throw new Error(`file id ${fileId} is held by publish record ${recordId}, which does not exist`);
-    if (earlier.status === 'publish_failed' || earlier.status === 'publish_unconfirmed') {
-      throw invalidField('fileId', `${fileId} was already used by publish record ${earlier.id}, which ended ${earlier.status}${earlier.reason ? ` (${earlier.reason})` : ''}; a file id is consumed once: upload the video again for a new one`);
+    if (earlier.status === 'publish_failed' || earlier.unconfirmedAt) {
+      const ended = earlier.unconfirmedAt ? `ended unconfirmed at ${earlier.status}` : `ended ${earlier.status}`;
+      throw invalidField('fileId', `${fileId} was already used by publish record ${earlier.id}, which ${ended}${earlier.reason ? ` (${earlier.reason})` : ''}; a file id is consumed once: upload the video again for a new one`);
     }
     await this.intake.ensureWorkflow(earlier);
     return { record: toPublishRecord(earlier), earlierAttempt: true };

@@ -1,7 +1,6 @@
 import type { PublishRecord } from '../../gen/vps/publish/v1/publish_pb';
 import { isoOrNull, trackName } from '../presenters';
-import type { PublishRecordJson } from '../schemas/publishing';
-
+import type { PublishRecordJson, ShopPublishJson } from '../schemas/publishing';
 
 export function publishRecordJson(r: PublishRecord): PublishRecordJson {
   return {
@@ -9,8 +8,11 @@ export function publishRecordJson(r: PublishRecord): PublishRecordJson {
     publishId: r.shareId || null,
     shareId: r.shareId || null,
     status: r.status as PublishRecordJson['status'],
+    unconfirmed: r.unconfirmedAt !== undefined,
+    unconfirmedAt: isoOrNull(r.unconfirmedAt),
     officialStatus: r.officialStatus || null,
     postId: r.postId || null,
+    failReason: r.failReason || null,
     reason: r.reason || null,
     reasonCategory: (r.reasonCategory || null) as PublishRecordJson['reasonCategory'],
     track: trackName(r.track),
@@ -25,4 +27,10 @@ export function publishRecordJson(r: PublishRecord): PublishRecordJson {
     updatedAt: isoOrNull(r.updatedAt)!,
     completedAt: isoOrNull(r.completedAt),
   };
+}
+
+/** The shop publish answer: videoId is the official handle to poll with (see ShopPublishJson). */
+export function shopPublishJson(r: PublishRecord, earlierAttempt: boolean): ShopPublishJson {
+  const { videoId, ...record } = publishRecordJson(r);
+  return { ...record, videoId: record.shareId, libraryVideoId: videoId, earlierAttempt };
 }

@@ -15,10 +15,15 @@ export const PublishRecordJson = Type.Object({
   id: Type.String({ description: 'The service\'s publish record id (not a share id)' }),
   publishId: Nullable(Type.String({ description: 'The official handle to poll with: the same value as shareId' })),
   shareId: Nullable(Type.String({ description: 'The official share id (video track) or video id (shop track); null until submitted' })),
-  status: literals(PUBLISH_STATUSES, 'Normalized status; publish_unconfirmed: the platform never confirmed, see reason'),
+  status: literals(PUBLISH_STATUSES, 'Normalized status, one of the six of the spec'),
+  unconfirmed: Type.Boolean({
+    description: 'true: the service stopped following the publish without a final status from the platform; status is the last one known. Do not publish again before checking the account; a later status query clears it if the platform reports a final status',
+  }),
+  unconfirmedAt: NullableTimestamp,
   officialStatus: Nullable(Type.String()),
   postId: Nullable(Type.String({ description: 'The post\'s item id, about 3 minutes after publish_complete' })),
-  reason: Nullable(Type.String()),
+  failReason: Nullable(Type.String({ description: 'For publish_failed: why, in the platform\'s words where it gave any (the spec\'s failReason); null otherwise' })),
+  reason: Nullable(Type.String({ description: 'Why the record is where it is: the failure, the service error or the unconfirmed outcome' })),
   reasonCategory: Type.Union([literals(REASON_CATEGORIES), Type.Null()]),
   track: Type.Union([Type.Literal('video'), Type.Literal('shop')]),
   kind: Type.Union([Type.Literal('video'), Type.Literal('photo')]),
@@ -114,6 +119,7 @@ export const OfficialLookupJson = Type.Object({
   status: literals(PUBLISH_STATUSES),
   officialStatus: Type.String(),
   postIds: Type.Array(Type.String()),
+  failReason: Type.Union([Type.String(), Type.Null()], { description: 'For publish_failed: the platform\'s reason' }),
   reason: Type.Union([Type.String(), Type.Null()]),
   matchedRecord: Type.Literal(false, { description: 'No publish record of yours has this share id: a plain official lookup' }),
 });
@@ -172,10 +178,20 @@ export const ShopPublishBody = Type.Object(
 );
 export type ShopPublishBody = Static<typeof ShopPublishBody>;
 
+/**
+ * The shop publish answer: the record, except that videoId is the official video id to poll
+ * /v1/publish/tts/status with, as the spec's polling rule reads it; the library id moves to
+ * libraryVideoId. The record itself (records list, status queries) keeps videoId = library id.
+ */
 export const ShopPublishJson = Type.Composite([
-  PublishRecordJson,
-  Type.Object({ earlierAttempt: Type.Boolean({ description: 'The file id was published before: this is that attempt\'s record, and nothing was sent again' }) }),
+  Type.Omit(PublishRecordJson, ['videoId']),
+  Type.Object({
+    videoId: Nullable(Type.String({ description: 'The official video id (the record\'s shareId): poll GET /v1/publish/tts/status?videoId= with it; null if the shop has not answered yet' })),
+    libraryVideoId: Nullable(Type.String({ description: 'The video library record id the file id came from' })),
+    earlierAttempt: Type.Boolean({ description: 'The file id was published before: this is that attempt\'s record, and nothing was sent again' }),
+  }),
 ]);
+export type ShopPublishJson = Static<typeof ShopPublishJson>;
 
 export const ShopPublishStatusQuery = Type.Object(
   {

@@ -19,6 +19,8 @@ type Record = {
   status: string;
   postId: string | null;
   reason: string | null;
+  failReason: string | null;
+  unconfirmed: boolean;
   reasonCategory: string | null;
   channel: string;
   draft: boolean;
@@ -120,7 +122,13 @@ describe('video track publishing', () => {
     await sb.control('POST', `/_sandbox/accounts/${account.openId}/next-publish`, { outcome: 'failed', reason: 'spam_risk_text' });
     const res = await publish(baseBody('will fail'));
     const done = await until(res.body.data.id, (r) => r.status === 'publish_failed');
-    expect(done).toMatchObject({ reason: 'spam_risk_text', reasonCategory: 'content_rejected', postId: null });
+    // failReason is the spec's field for the platform's reason; reason and its category stay.
+    expect(done).toMatchObject({ failReason: 'spam_risk_text', reason: 'spam_risk_text', reasonCategory: 'content_rejected', postId: null });
+    const st = await status(done.shareId!);
+    expect(st.body.data).toMatchObject({ status: 'publish_failed', failReason: 'spam_risk_text', unconfirmed: false });
+    const events = await api<{ items: Array<{ data: { [k: string]: unknown } }> }>('GET', '/v1/events?types=vplat.publish.status_changed&limit=100');
+    const failed = events.body.data.items.find((e) => e.data.record_id === done.id && e.data.status === 'publish_failed');
+    expect(failed?.data).toMatchObject({ fail_reason: 'spam_risk_text', unconfirmed: false });
   });
 
   it('sends both brand disclosures as false when the caller leaves them out, which the platform requires', async () => {

@@ -21,7 +21,11 @@ interface RecordJson {
   shareId: string | null;
   status: string;
   reason: string | null;
+  failReason: string | null;
+  reasonCategory?: string | null;
+  unconfirmed: boolean;
   videoId: string | null;
+  libraryVideoId?: string | null;
   earlierAttempt?: boolean;
   matchedRecord?: boolean;
 }
@@ -63,16 +67,24 @@ describe('shop track publishing', () => {
   const acceptedPosts = async (openId = creator.openId) =>
     (await env.sb.control<{ calls: Array<{ code: number }> }>('GET', `/_sandbox/calls?path=${encodeURIComponent(POSTS)}&openId=${openId}`)).calls.filter((c) => c.code === 0).length;
 
-  it('posts a library file id with its product, follows it to publish_complete, and answers the status query', async () => {
+  it('posts a library file id with its product, answers with the official video id to poll with, and follows it to publish_complete', async () => {
     const before = await acceptedPosts();
     const file = await fileId();
     const res = await publish({ fileId: file.fileId });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ track: 'shop', videoId: file.videoId, earlierAttempt: false });
+    // The spec's polling rule: the videoId of the publish response is the official video id.
+    expect(res.body.data).toMatchObject({ track: 'shop', libraryVideoId: file.videoId, earlierAttempt: false, unconfirmed: false, failReason: null });
     expect(res.body.data.shareId).toMatch(/^\d+$/);
+    expect(res.body.data.videoId).toBe(res.body.data.shareId);
+    const polled = await call<RecordJson>(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${res.body.data.videoId}`, { key: tenant.apiKey });
+    expect(polled.body).toMatchObject({ code: 0, data: { id: res.body.data.id, matchedRecord: true } });
     const done = await until(res.body.data.id, (r) => r.status === 'publish_complete');
+    // The record keeps the spec's meaning: videoId is the library id, shareId the official one.
+    expect(done).toMatchObject({ videoId: file.videoId, shareId: res.body.data.shareId });
     const status = await call<RecordJson>(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${done.shareId}`, { key: tenant.apiKey });
     expect(status.body).toMatchObject({ code: 0, data: { id: done.id, status: 'publish_complete', matchedRecord: true } });
+    const libraryId = await call(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${file.videoId}`, { key: tenant.apiKey });
+    expect(libraryId.body).toMatchObject({ code: 1005 });
     expect(await acceptedPosts()).toBe(before + 1);
     const events = await call<{ items: Array<{ data: { record_id: string; track: string; status: string } }> }>(stack.baseUrl, 'GET', '/v1/events?types=vplat.publish.status_changed&limit=100', { key: tenant.apiKey });
     expect(events.body.data.items.filter((e) => e.data.record_id === done.id).map((e) => [e.data.track, e.data.status]).pop()).toEqual(['shop', 'publish_complete']);
@@ -108,14 +120,24 @@ describe('shop track publishing', () => {
     expect(await acceptedPosts()).toBe(before + 1);
   });
 
-  it('never resends a post the shop did not answer: the record ends publish_unconfirmed and the file id stays used', async () => {
+  it('never resends a post the shop did not answer: the record ends unconfirmed within the six statuses, with an event, and the file id stays used', async () => {
     const file = await fileId();
     const before = await acceptedPosts();
     // Longer than the upstream client's 2 s timeout; the emulator then accepts the post all the same.
     await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', count: 1, hangMs: 3_000, platform: 'shop', pathPrefix: POSTS });
     const res = await publish({ fileId: file.fileId });
-    const done = await until(res.body.data.id, (r) => r.status === 'publish_unconfirmed');
+    const done = await until(res.body.data.id, (r) => r.unconfirmed);
+    expect(done).toMatchObject({ status: 'submitted', reasonCategory: 'unconfirmed', failReason: null });
     expect(done.reason).toContain('not sent again');
+    const events = await call<{ items: Array<{ type: string; data: { record_id: string; status: string; unconfirmed: boolean } }> }>(
+      stack.baseUrl,
+      'GET',
+      '/v1/events?types=vplat.publish.unconfirmed&limit=100',
+      { key: tenant.apiKey },
+    );
+    expect(events.body.data.items.filter((e) => e.data.record_id === done.id)).toEqual([
+      expect.objectContaining({ type: 'vplat.publish.unconfirmed', data: expect.objectContaining({ status: 'submitted', unconfirmed: true }) }),
+    ]);
     await eventually(acceptedPosts, (n) => n === before + 1, 10_000);
     const retry = await publish({ fileId: file.fileId });
     expect(retry.body).toMatchObject({ code: 2001, message: expect.stringContaining('upload the video again') });
@@ -159,8 +181,8 @@ describe('shop track publishing', () => {
       await eventually(acceptedPosts, (n) => n === before + 1, 10_000);
       env.worker = await startStackWorker(stack, env.taskQueue, env.sb.upstream);
       // The submit is retried once its time is up; it finds the claim and never posts again.
-      const done = await eventually(() => recordOf(accepted.body.data.id), (r) => r?.status === 'publish_unconfirmed', 30_000, 200);
-      expect(done.shareId).toBeNull();
+      const done = await eventually(() => recordOf(accepted.body.data.id), (r) => r?.unconfirmed === true, 30_000, 200);
+      expect(done).toMatchObject({ shareId: null, status: 'submitted' });
       expect(await acceptedPosts()).toBe(before + 1);
     } finally {
       await child.stop('SIGKILL');
@@ -172,6 +194,8 @@ describe('shop track publishing', () => {
     const refused = await publish({ fileId: file.fileId, productId: '999999999' });
     const failed = await until(refused.body.data.id, (r) => r.status === 'publish_failed');
     expect(failed.reason).toBeTruthy();
+    // The spec's failReason carries the same text for code written against it.
+    expect(failed.failReason).toBe(failed.reason);
     const corrected = await publish({ fileId: file.fileId });
     expect(corrected.body.data).toMatchObject({ earlierAttempt: false });
     expect(corrected.body.data.id).not.toBe(refused.body.data.id);

@@ -2,7 +2,7 @@
 import type { PublishRecordRow } from '../../core/db/repositories/publish-records';
 import { captionProblem, mentionCount } from '../../core/publishing/caption';
 import { changeFromOfficial } from '../../core/publishing/records';
-import { categoryOfFailureClass, categoryOfOfficialReason, isTerminal, normalizeOfficialStatus } from '../../core/publishing/status';
+import { categoryOfFailureClass, categoryOfOfficialReason, failReason, isTerminal, normalizeOfficialStatus } from '../../core/publishing/status';
 
 describe('normalizeOfficialStatus', () => {
   it.each([
@@ -22,9 +22,18 @@ describe('normalizeOfficialStatus', () => {
   });
 
   it('names the terminal statuses', () => {
-    expect(['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error', 'publish_unconfirmed'].every((s) => isTerminal(s as never))).toBe(true);
+    expect(['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'].every((s) => isTerminal(s as never))).toBe(true);
     expect(isTerminal('submitted')).toBe(false);
     expect(isTerminal('publish_processing')).toBe(false);
+  });
+});
+
+describe('failReason', () => {
+  it('is the reason of a publish_failed record, and null for every other status', () => {
+    expect(failReason({ status: 'publish_failed', reason: 'frame_rate_check_failed' })).toBe('frame_rate_check_failed');
+    for (const status of ['submitted', 'publish_processing', 'publish_complete', 'publish_draft_inbox', 'service_error'] as const) {
+      expect(failReason({ status, reason: 'some text' })).toBeNull();
+    }
   });
 });
 

@@ -14,7 +14,6 @@ const TONE: Record<PublishStatus, 'ok' | 'bad' | 'warn' | 'neutral'> = {
   publish_failed: 'bad',
   publish_draft_inbox: 'neutral',
   service_error: 'bad',
-  publish_unconfirmed: 'warn',
 };
 
 export function PublishRecordsPage({ location }: { location: Location }): JSX.Element {
@@ -97,6 +96,12 @@ function RecordTable({ records, config }: { records: PublishRecord[]; config: Co
             <tr key={r.id}>
               <td>
                 <Badge tone={TONE[r.status]}>{r.status}</Badge>
+                {r.unconfirmed ? (
+                  <>
+                    {' '}
+                    <Badge tone="warn">unconfirmed</Badge>
+                  </>
+                ) : null}
                 <div class="muted mono small">{r.id}</div>
               </td>
               <td class="break">{r.reason ?? <span class="muted">—</span>}</td>

@@ -66,7 +66,7 @@ export async function releaseSubmit(db: Executor, id: string): Promise<void> {
     .where(and(eq(publishRecords.id, id), isNull(publishRecords.shareId)));
 }
 
-export type PublishChange = Partial<Pick<PublishRecordRow, 'status' | 'officialStatus' | 'shareId' | 'postId' | 'reason' | 'reasonCategory' | 'submittedAt' | 'completedAt'>>;
+export type PublishChange = Partial<Pick<PublishRecordRow, 'status' | 'officialStatus' | 'shareId' | 'postId' | 'reason' | 'reasonCategory' | 'submittedAt' | 'completedAt' | 'unconfirmedAt'>>;
 
 /**
  * Applies a change only if the record is still as the caller read it (status and post id), so of

@@ -70,16 +70,8 @@ export const videos = pgTable(
   ],
 );
 
-/** The normalized publish statuses of the spec, plus publish_unconfirmed (README, Decisions). */
-export const PUBLISH_STATUSES = [
-  'submitted',
-  'publish_processing',
-  'publish_complete',
-  'publish_failed',
-  'publish_draft_inbox',
-  'service_error',
-  'publish_unconfirmed',
-] as const;
+/** The six normalized publish statuses of the spec; an unconfirmed outcome is `unconfirmedAt`, not a status. */
+export const PUBLISH_STATUSES = ['submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'] as const;
 export type PublishStatus = (typeof PUBLISH_STATUSES)[number];
 export const PUBLISH_KINDS = ['video', 'photo'] as const;
 export type PublishKind = (typeof PUBLISH_KINDS)[number];
@@ -111,6 +103,11 @@ export const publishRecords = pgTable(
     submitStartedAt: timestamp('submit_started_at', { withTimezone: true, precision: 3 }),
     submittedAt: timestamp('submitted_at', { withTimezone: true, precision: 3 }),
     completedAt: timestamp('completed_at', { withTimezone: true, precision: 3 }),
+    /**
+     * When the service stopped following a publish the platform never confirmed either way: the
+     * status stays the last one known. Cleared if a later status query finds a final status.
+     */
+    unconfirmedAt: timestamp('unconfirmed_at', { withTimezone: true, precision: 3 }),
     workflowId: text('workflow_id').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -118,7 +115,7 @@ export const publishRecords = pgTable(
   (t) => [
     index('publish_records_customer_idx').on(t.customerId, t.id),
     uniqueIndex('publish_records_share_key').on(t.track, t.shareId),
-    check('publish_records_status_check', sql`${t.status} in ('submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error', 'publish_unconfirmed')`),
+    check('publish_records_status_check', sql`${t.status} in ('submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error')`),
   ],
 );
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { PublishService, type GetPublishStatusResponse, type GetShopPublishStatusResponse, type PublishVideoRequestSchema } from '../../../gen/vps/publish/v1/publish_pb';
-import { publishRecordJson } from '../../presenters/publishing';
+import { publishRecordJson, shopPublishJson } from '../../presenters/publishing';
 import { deprecated, okEnvelope } from '../../schemas/common';
 import {
   HashtagQuery,
@@ -57,6 +57,7 @@ function statusData(res: GetPublishStatusResponse | GetShopPublishStatusResponse
     status: lookup.status,
     officialStatus: lookup.officialStatus,
     postIds: [...lookup.postIds],
+    failReason: lookup.status === 'publish_failed' ? lookup.reason || null : null,
     reason: lookup.reason || null,
     matchedRecord: false as const,
   };
@@ -173,7 +174,7 @@ export const publishingRoutes = [
         productTitle: b.productTitle ?? '',
       };
     },
-    toData: (res) => ({ ...publishRecordJson(res.record!), earlierAttempt: res.earlierAttempt }),
+    toData: (res) => shopPublishJson(res.record!, res.earlierAttempt),
   }),
   defineRoute({
     method: 'GET',
