@@ -239,7 +239,7 @@ describe('streamEvents against a scripted server', () => {
   });
 
   const event = (id: string) => ({ id, platform: 'vplat', type: 'vplat.comment.created', event: 'comment.update', occurred_at: '', received_at: '', seat_id: null, data: {} });
-  const frame = (id: string) => `id: ${id}\nevent: vplat.comment.created\ndata: ${JSON.stringify(event(id))}\n\n`;
+  const frame = (id: string) => `id: ${id}\ndata: ${JSON.stringify(event(id))}\n\n`;
   const stream = (body: string, end = true): Script => (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
     res.write(`retry: 3000\n\n${body}`);

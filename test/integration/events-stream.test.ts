@@ -4,6 +4,7 @@
  * front of a core that serves WatchEvents through the real interceptors, reached both in process
  * and over Connect HTTP.
  */
+import { Agent } from 'undici';
 import { SseReader, within, type SseBlock } from '../helpers/sse';
 import { create } from '@bufbuild/protobuf';
 import type { ConnectRouter, Transport } from '@connectrpc/connect';
@@ -409,14 +410,48 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     expect(await res.json()).toMatchObject({ code: 2001, message: expect.stringMatching(/^types\[1\]: unknown event type or pattern "vplat.nope"/) });
   });
 
-  it('answers 1005 for a Last-Event-ID that is not one of the caller\'s events', async () => {
+  it('answers 1005 for a Last-Event-ID that is not one of the caller\'s events, naming what the client sent', async () => {
     const { apiKey } = await newTenant(database);
     const res = await fetch(`${baseUrl}/v1/events/stream`, { headers: { authorization: `Bearer ${apiKey}`, 'last-event-id': 'evt_unknown' } });
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 1005, data: { field: 'after_event_id' } });
+    const body = (await res.json()) as { code: number; message: string; data: { field: string } };
+    expect(body).toMatchObject({ code: 1005, message: expect.stringMatching(/^the Last-Event-ID header: no event "evt_unknown"/), data: { field: 'Last-Event-ID' } });
+    expect(body.message).not.toContain('after_event_id');
+    const byQuery = await fetch(`${baseUrl}/v1/events/stream?lastEventId=evt_unknown`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(await byQuery.json()).toMatchObject({ code: 1005, message: expect.stringMatching(/^the lastEventId parameter: /), data: { field: 'lastEventId' } });
   });
 
-  it('streams each new event as id, event and data lines carrying the event object', async () => {
+  it('reaches a plain EventSource onmessage handler (the eventsource client) with every event, the type in the data', async () => {
+    const { EventSource } = await import('eventsource');
+    const tenant = await newTenant(database);
+    const received: Array<{ id: string; type: string; lastEventId: string }> = [];
+    // A connection pool of its own, destroyed at the end: the gateway's close must find none left.
+    const agent = new Agent();
+    const source = new EventSource(`${baseUrl}/v1/events/stream`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${tenant.apiKey}` }, dispatcher: agent } as RequestInit),
+    });
+    try {
+      source.onmessage = (m) => {
+        const body = JSON.parse(m.data as string) as { id: string; type: string };
+        received.push({ id: body.id, type: body.type, lastEventId: m.lastEventId });
+      };
+      await new Promise<void>((resolve, reject) => {
+        source.onopen = () => resolve();
+        source.onerror = (e) => reject(new Error(`EventSource failed: ${String(e.message)}`));
+      });
+      const stored = [
+        await storeEvent(database, tenant.principal.customerId, 'vplat.comment.created'),
+        await storeEvent(database, tenant.principal.customerId, 'vplat.message.received'),
+      ];
+      await until(() => received.length === 2, 'two events on onmessage');
+      expect(received).toEqual(stored.map((e) => ({ id: e.id, type: e.type, lastEventId: e.id })));
+    } finally {
+      source.close();
+      await agent.destroy();
+    }
+  });
+
+  it('streams each new event as id and data lines carrying the event object, with no event name', async () => {
     const tenant = await newTenant(database);
     const { res, sse } = await connect('/v1/events/stream', { authorization: `Bearer ${tenant.apiKey}` });
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -427,7 +462,9 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const stored = await storeEvent(database, tenant.principal.customerId, 'vplat.comment.created', 7);
     const block = await sse.nextEvent();
     expect(block.id).toBe(stored.id);
-    expect(block.event).toBe('vplat.comment.created');
+    // Unnamed, so generic clients' message handlers get it; the type is in the body.
+    expect(block.event).toBe('message');
+    expect(JSON.parse(block.data!)).toMatchObject({ type: 'vplat.comment.created' });
     expect(JSON.parse(block.data!)).toEqual(eventBody(stored));
     expect(Object.keys(JSON.parse(block.data!))).toEqual(['id', 'platform', 'type', 'event', 'occurred_at', 'received_at', 'seat_id', 'data']);
   });

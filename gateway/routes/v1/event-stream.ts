@@ -100,7 +100,8 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
         .map((t) => t.trim())
         .filter((t) => t !== '');
       const header = req.headers['last-event-id'];
-      const afterEventId = (typeof header === 'string' && header.trim() !== '' ? header : (query.lastEventId ?? '')).trim();
+      const fromHeader = typeof header === 'string' && header.trim() !== '';
+      const afterEventId = (fromHeader ? header : (query.lastEventId ?? '')).trim();
 
       const call = new AbortController();
       open.set(reply.raw, call);
@@ -133,7 +134,7 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
           reply.hijack();
           return;
         }
-        throw err;
+        throw resumeRefusal(err, fromHeader ? 'Last-Event-ID' : 'lastEventId');
       }
       void reply
         .code(200)
@@ -192,14 +193,30 @@ async function* sseFrames(
   if (ending.closing()) yield reconnectFrame();
 }
 
+/**
+ * Core names the resume point by its RPC field; the caller sent a header or a query parameter, and
+ * is told about what it sent.
+ */
+function resumeRefusal(err: unknown, sentAs: 'Last-Event-ID' | 'lastEventId'): unknown {
+  if (!(err instanceof ConnectError)) return err;
+  const rendered = renderConnectError(err);
+  if (rendered.data.field !== 'after_event_id') return err;
+  const where = sentAs === 'Last-Event-ID' ? 'the Last-Event-ID header' : 'the lastEventId parameter';
+  return new ApiError(rendered.code, rendered.message.replace(/^after_event_id: /, `${where}: `), { data: { ...rendered.data, field: sentAs } });
+}
+
 /** Sent last by a closing gateway; a comment says why the stream ends, `retry` when to return. */
 export function reconnectFrame(random = Math.random): string {
   const retryMs = RECONNECT_MIN_MS + Math.floor(random() * RECONNECT_JITTER_MS);
   return `: gateway closing; reconnect with Last-Event-ID\nretry: ${retryMs}\n\n`;
 }
 
+/**
+ * No `event:` field: a named event reaches only listeners registered for its name, so a plain
+ * EventSource `onmessage` handler would receive nothing. The type is the body's `type`.
+ */
 function eventFrame(message: WatchEventsResponse): string {
   const event = message.event!;
   // JSON.stringify escapes line breaks, so the body always fits on one data line.
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(bodyFromMessage(event))}\n\n`;
+  return `id: ${event.id}\ndata: ${JSON.stringify(bodyFromMessage(event))}\n\n`;
 }
