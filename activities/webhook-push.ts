@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import type { EventRow } from '../core/db/repositories/events';
 import type { WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import { eventBody } from '../core/events/present';
-import { pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
+import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
 import { publicOnlyLookup } from '../core/net/address-policy';
 
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
@@ -41,8 +41,8 @@ export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush
           'content-type': 'application/json',
           'user-agent': 'vps-webhooks/1',
           [SIGNATURE_HEADER]: pushSignature(liveKeys(endpoint), Math.floor(Date.now() / 1000), body),
-          'x-service-event-id': event.id,
-          'x-service-delivery-id': deliveryId,
+          [EVENT_ID_HEADER]: event.id,
+          [DELIVERY_ID_HEADER]: deliveryId,
         },
         body,
         headersTimeout: timeoutMs,

@@ -34,7 +34,7 @@ export interface GatewayOptions {
   maxUploadBytes: number;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number;
-  /** Public origin of the gateway, the OpenAPI document's server; without it, the origin /docs was loaded from. */
+  /** Public origin of the gateway; an https one marks the console's cookie Secure. */
   publicUrl?: string;
   /** Where the console links a workflow: the Temporal UI and namespace; no links without a UI. */
   temporalUiUrl?: string | null;
@@ -111,7 +111,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
 
   registerEnvelope(app, opts.transport);
   // Before every route: the document is collected as routes are added.
-  await registerDocs(app, { publicUrl: opts.publicUrl });
+  await registerDocs(app);
   registerOpsRoutes(app, { readiness: () => coreReadiness(opts.transport), draining: opts.draining });
   await registerUpstreamWebhooks(app, opts.transport);
   registerMediaRoutes(app, { transport: opts.transport, media: opts.media });

@@ -2,12 +2,16 @@
  * The OpenAPI 3.1 document, generated from the routes' own schemas (GET /openapi.json), and the
  * interactive reference (Swagger UI at /docs). Registered before any route, since the document is
  * collected as routes are added. Only /v1 is documented: health, media URLs, the platform's
- * webhooks and the docs themselves are not part of the customer API.
+ * webhooks and the docs themselves are not part of the customer API. The push the service sends
+ * to customers' endpoints is, as the document's `webhooks` entry (openapi/push.ts). `npx redocly
+ * lint` (redocly.yaml) passes on it: test/integration/openapi-document.test.ts runs it.
  */
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import pkg from '../package.json';
-import { SECURITY_SCHEME, TAGS, v1Operation } from './openapi/operations';
+import { componentSchemas } from './openapi/components';
+import { SECURITY_SCHEME, TAG_OBJECTS, v1Operation } from './openapi/operations';
+import { PUSH_WEBHOOKS } from './openapi/push';
 import { registerSwaggerUi } from './openapi/swagger-ui';
 
 const OPENAPI_PATH = '/openapi.json';
@@ -22,15 +26,20 @@ this page adds the \`Bearer \` prefix itself. A doubled prefix (\`Bearer Bearer 
 refused with 1001. When you write the header by hand, it reads in full \`Authorization: Bearer <API_KEY>\`.
 The key is kept in this tab only, until you reload it.`;
 
-export async function registerDocs(app: FastifyInstance, opts: { publicUrl?: string }): Promise<void> {
+export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Video Publishing and Engagement Service', version: pkg.version, description: DESCRIPTION },
-      // Without a public URL, "Try it out" calls the origin the page was loaded from.
-      ...(opts.publicUrl ? { servers: [{ url: opts.publicUrl }] } : {}),
-      tags: TAGS.map((name) => ({ name })),
+      // Relative, resolved against the document's own URL: "Try it out" calls the origin the page was
+      // opened at, whether 127.0.0.1, localhost or a proxy's name. An absolute origin (the public
+      // URL) would be another origin for every reader who typed a different one, and the browser
+      // would refuse the call.
+      servers: [{ url: '/', description: 'The origin this document was loaded from' }],
+      tags: TAG_OBJECTS,
+      webhooks: PUSH_WEBHOOKS,
       components: {
+        schemas: componentSchemas(),
         securitySchemes: {
           [SECURITY_SCHEME]: {
             type: 'http',
@@ -42,6 +51,6 @@ export async function registerDocs(app: FastifyInstance, opts: { publicUrl?: str
     },
     transform: ({ schema, url, route }) => (url.startsWith('/v1/') ? { schema: v1Operation(url, route), url } : { schema: { ...schema, hide: true }, url }),
   });
-  await registerSwaggerUi(app, { prefix: DOCS_PATH, documentUrl: OPENAPI_PATH, apiOrigins: opts.publicUrl ? [new URL(opts.publicUrl).origin] : [] });
+  await registerSwaggerUi(app, { prefix: DOCS_PATH, documentUrl: OPENAPI_PATH });
   app.get(OPENAPI_PATH, { schema: { hide: true } as object }, async () => app.swagger());
 }

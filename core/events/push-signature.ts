@@ -7,6 +7,9 @@
 import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
+/** A push's other headers: the event's id (the body's `id`) and the id of this delivery. */
+export const EVENT_ID_HEADER = 'x-service-event-id';
+export const DELIVERY_ID_HEADER = 'x-service-delivery-id';
 
 export function pushSignature(signingKeys: readonly string[], timestamp: number, body: string): string {
   const parts = signingKeys.map((key) => `v1=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`);

@@ -7,31 +7,41 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { Access } from '../../gen/vps/options/v1/options_pb';
 import { ERROR_CODES, type ErrorCode } from '../../core/errors';
+import { BUSINESS } from '../routes/v1/paths';
+import { componentRef, documentedSuccess, withComponentRefs } from './components';
 
 export const SECURITY_SCHEME = 'apiKey';
 
 /**
- * Every /v1 route's resource, first match wins, and whether its calls reach the official platform
- * while the caller waits (then 3001 and 3002 are possible). A route no row matches fails the
- * document, so a new route gets its row here.
+ * Every /v1 route's resource, first match wins, what it is about (the tag's description), and
+ * whether its calls reach the official platform while the caller waits (then 3001 and 3002 are
+ * possible). A route no row matches fails the document, so a new route gets its row here.
  */
-const RESOURCES: readonly { tag: string; paths: RegExp; callsPlatform: boolean }[] = [
-  { tag: 'Seats', paths: /^\/v1\/seats$/, callsPlatform: false },
-  { tag: 'Videos', paths: /^\/v1\/videos(\/|$)/, callsPlatform: false },
-  { tag: 'Video publishing', paths: /^\/v1\/(vplat\/v1\.3\/business\/((video|photo)\/publish|publish\/(status|location)|hashtag\/suggestion)|publish\/vplat(\/status)?)$/, callsPlatform: true },
-  { tag: 'Publish records', paths: /^\/v1\/publish\/records$/, callsPlatform: false },
+const RESOURCES: readonly { tag: string; about: string; paths: RegExp; callsPlatform: boolean }[] = [
+  { tag: 'Seats', about: 'Your seats and the platform accounts bound to them', paths: /^\/v1\/seats$/, callsPlatform: false },
+  { tag: 'Videos', about: 'The video library: uploads and their URLs, valid 7 days', paths: /^\/v1\/videos(\/|$)/, callsPlatform: false },
+  {
+    tag: 'Video publishing',
+    about: 'Video and photo posts on the video track, their status, and aids for writing them',
+    paths: /^\/v1\/(vplat\/v1\.3\/business\/((video|photo)\/publish|publish\/(status|location)|hashtag\/suggestion)|publish\/vplat(\/status)?)$/,
+    callsPlatform: true,
+  },
+  { tag: 'Publish records', about: 'Every publish of both tracks, as a snapshot', paths: /^\/v1\/publish\/records$/, callsPlatform: false },
   // Before the shop publish row: a pre-check is queued to a workflow, the caller never waits on the platform.
-  { tag: 'Shop pre-checks', paths: /^\/v1\/publish\/tts\/precheck(\/|$)/, callsPlatform: false },
-  { tag: 'Shop publishing', paths: /^\/v1\/publish\/tts(\/status)?$/, callsPlatform: true },
-  { tag: 'Shop catalog', paths: /^\/v1\/(products\/query|music\/search|photos)$/, callsPlatform: true },
-  { tag: 'Comments', paths: /^\/v1\/vplat\/v1\.3\/business\/comment\//, callsPlatform: true },
-  { tag: 'Messages', paths: /^\/v1\/vplat\/v1\.3\/business\/message\//, callsPlatform: true },
-  { tag: 'Insights', paths: /^\/v1\/(vplat\/v1\.3\/business\/(get|benchmark|video\/(list|settings))|publish\/stats)$/, callsPlatform: true },
-  { tag: 'Webhook endpoints', paths: /^\/v1\/webhook-endpoints(\/|$)/, callsPlatform: false },
-  { tag: 'Events', paths: /^\/v1\/events(\/|$)/, callsPlatform: false },
+  { tag: 'Shop pre-checks', about: 'Checks of a shop post before publishing, within a daily quota', paths: /^\/v1\/publish\/tts\/precheck(\/|$)/, callsPlatform: false },
+  { tag: 'Shop publishing', about: 'Product-linked videos on the shop track, and their status', paths: /^\/v1\/publish\/tts(\/status)?$/, callsPlatform: true },
+  { tag: 'Shop catalog', about: 'Products, commercial music and cover photos for shop posts', paths: /^\/v1\/(products\/query|music\/search|photos)$/, callsPlatform: true },
+  { tag: 'Comments', about: 'Comments on the account\'s posts: list, reply, like, hide, delete', paths: /^\/v1\/vplat\/v1\.3\/business\/comment\//, callsPlatform: true },
+  { tag: 'Messages', about: 'Direct messages, their media, and automatic messages', paths: /^\/v1\/vplat\/v1\.3\/business\/message\//, callsPlatform: true },
+  { tag: 'Insights', about: 'Account and post metrics, benchmarks and publishing settings', paths: /^\/v1\/(vplat\/v1\.3\/business\/(get|benchmark|video\/(list|settings))|publish\/stats)$/, callsPlatform: true },
+  { tag: 'Webhook endpoints', about: 'Where events are pushed (see the webhook `event` for the push itself), and their delivery logs', paths: /^\/v1\/(webhook-endpoints(\/|$)|deliveries$)/, callsPlatform: false },
+  { tag: 'Events', about: 'Account events to pull, stream or redeliver, in the shape of a push', paths: /^\/v1\/events(\/|$)/, callsPlatform: false },
 ];
 
 export const TAGS = RESOURCES.map((r) => r.tag);
+
+/** The document's tag list, in the table's order. */
+export const TAG_OBJECTS = RESOURCES.map((r) => ({ name: r.tag, description: r.about }));
 
 /** Input fields naming the caller's account: the account must be bound to one of the caller's seats (1007). */
 const ACCOUNT_FIELDS = new Set(['account', 'accountId']);
@@ -70,15 +80,8 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
           : {}),
         content: {
           'application/json': {
-            schema: {
-              type: 'object',
-              required: ['code', 'message', 'data'],
-              properties: {
-                code: { type: 'integer', enum: group },
-                message: { type: 'string', description: 'The reason; `field: reason` when input is refused' },
-                data: { type: 'object', description: 'Details, such as the refused field; often empty' },
-              },
-            },
+            // The shared Error envelope, narrowed to the codes of this status.
+            schema: { allOf: [componentRef('Error')], properties: { code: { type: 'integer', enum: group } } },
             examples: Object.fromEntries(
               group.map((code) => [String(code), { summary: `${code}: ${ERROR_CODES[code].message}`, value: { code, message: ERROR_CODES[code].message, data: {} } }]),
             ),
@@ -98,6 +101,31 @@ function fieldNames(schema: JsonSchema | undefined): string[] {
   return [...Object.keys(schema.properties ?? {}), ...nested.flatMap(fieldNames)];
 }
 
+/**
+ * Path prefixes and how operation ids spell them: `/v1` is every documented route's and says
+ * nothing, and the official Business API mirror (`/v1/vplat/v1.3/business/…`) reads as `business`.
+ * First match wins.
+ */
+const OPERATION_ID_PREFIXES: readonly [prefix: string, spelled: string][] = [
+  [`/v1${BUSINESS}/`, 'business/'],
+  ['/v1/', ''],
+];
+
+/**
+ * A route's operationId, derived from its method and path so that it is unique (two routes cannot
+ * share both, and no route lives under /v1/business to meet the abbreviation; the document test
+ * checks), stable (it changes only when the path does, which breaks callers anyway) and needs no
+ * name typed per route: the method, then each path segment in camel case, a parameter as
+ * `By<Name>`. `DELETE /v1/videos/:id` is deleteVideosById, `GET /v1/vplat/v1.3/business/comment/list`
+ * is getBusinessCommentList.
+ */
+export function operationIdOf(method: string, url: string): string {
+  const [prefix, spelled] = OPERATION_ID_PREFIXES.find(([p]) => url.startsWith(p)) ?? ['', ''];
+  const segments = (spelled + url.slice(prefix.length)).split('/').filter(Boolean);
+  const words = segments.flatMap((segment) => (segment.startsWith(':') ? ['by', segment.slice(1)] : segment.split(/[-_.]/)));
+  return [method.toLowerCase(), ...words.filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
+}
+
 /** The document's view of a /v1 route; the route's own schema is left as Fastify uses it. */
 export function v1Operation(url: string, route: RouteOptions): FastifySchema {
   const resource = RESOURCES.find((r) => r.paths.test(url));
@@ -113,13 +141,15 @@ export function v1Operation(url: string, route: RouteOptions): FastifySchema {
     callsPlatform: resource.callsPlatform,
   });
   const success = schema.response?.[200];
+  const documented = success && (documentedSuccess(success) as Record<string, unknown>);
   return {
     ...schema,
+    operationId: operationIdOf(String(route.method), url),
     tags: [resource.tag],
     security: [{ [SECURITY_SCHEME]: [] }],
     response: {
-      ...schema.response,
-      ...(success && !success.description ? { 200: { ...success, 'x-response-description': 'code 0, message ok: data holds the result' } } : {}),
+      ...(withComponentRefs(schema.response) as object),
+      ...(documented ? { 200: success.description ? documented : { ...documented, 'x-response-description': 'code 0, message ok: data holds the result' } } : {}),
       ...errorResponses(codes),
     },
   } as FastifySchema;

@@ -2,16 +2,19 @@ import { Type, type Static } from '@sinclair/typebox';
 import { NullableTimestamp, Timestamp } from './common';
 
 /** The event object, snake_case as the spec defines it: the same shape as a push body. */
-export const EventJson = Type.Object({
-  id: Type.String(),
-  platform: Type.String(),
-  type: Type.String(),
-  event: Type.String({ description: 'The official original event name' }),
-  occurred_at: Timestamp,
-  received_at: Timestamp,
-  seat_id: Type.Union([Type.String(), Type.Null()]),
-  data: Type.Record(Type.String(), Type.Unknown()),
-});
+export const EventJson = Type.Object(
+  {
+    id: Type.String({ description: 'Unique event id: the idempotency key; a push can be repeated, so deduplicate by it' }),
+    platform: Type.String({ description: 'Platform namespace, e.g. vplat' }),
+    type: Type.String({ description: 'Normalized type, prefixed by the platform namespace, e.g. vplat.comment.created' }),
+    event: Type.String({ description: 'The official original event name' }),
+    occurred_at: Type.String({ ...Timestamp, description: 'When the event happened (UTC)' }),
+    received_at: Type.String({ ...Timestamp, description: 'When the service received it (UTC), for reconciliation' }),
+    seat_id: Type.Union([Type.String(), Type.Null()], { description: 'The seat the event belongs to' }),
+    data: Type.Record(Type.String(), Type.Unknown(), { description: 'Event content; field names follow the official documentation' }),
+  },
+  { description: 'An account event: the body of a push, an item of GET /v1/events and the data of a streamed event' },
+);
 
 export const EventPageJson = Type.Object({
   items: Type.Array(EventJson),
@@ -43,26 +46,32 @@ export const RedeliverBody = Type.Object(
 );
 export type RedeliverBody = Static<typeof RedeliverBody>;
 
-export const DeliveryAttemptJson = Type.Object({
-  attempt: Type.Integer(),
-  startedAt: Timestamp,
-  durationMs: Type.Integer(),
-  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'Null when the receiver did not answer' }),
-  error: Type.Union([Type.String(), Type.Null()]),
-});
+export const DeliveryAttemptJson = Type.Object(
+  {
+    attempt: Type.Integer(),
+    startedAt: Timestamp,
+    durationMs: Type.Integer(),
+    statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'Null when the receiver did not answer' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed; null when it succeeded' }),
+  },
+  { description: 'One POST of an event to an endpoint' },
+);
 
-export const DeliveryJson = Type.Object({
-  id: Type.String(),
-  eventId: Type.String(),
-  eventType: Type.String(),
-  endpointId: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
-  reason: Type.Union([Type.Literal('initial'), Type.Literal('redeliver')]),
-  workflowId: Type.String(),
-  createdAt: Timestamp,
-  completedAt: NullableTimestamp,
-  attempts: Type.Array(DeliveryAttemptJson),
-});
+export const DeliveryJson = Type.Object(
+  {
+    id: Type.String(),
+    eventId: Type.String(),
+    eventType: Type.String(),
+    endpointId: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
+    reason: Type.Union([Type.Literal('initial'), Type.Literal('redeliver')]),
+    workflowId: Type.String(),
+    createdAt: Timestamp,
+    completedAt: NullableTimestamp,
+    attempts: Type.Array(DeliveryAttemptJson),
+  },
+  { description: 'The delivery of one event to one endpoint: its outcome and every attempt, with status code, duration and failure reason' },
+);
 export type DeliveryJson = Static<typeof DeliveryJson>;
 
 /** What a redelivery started: one delivery per endpoint it went to. */
