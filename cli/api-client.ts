@@ -1,11 +1,14 @@
 /**
  * The API commands' connection to the service, read once from flags, then `VPS_API_KEY` and
- * `VPS_BASE_URL`, then the embedded mode's files (so `vps videos list` works right after
- * `npm start` with nothing set); and the one place their failures become exit codes.
+ * `VPS_BASE_URL`, then the files a running service keeps under the data folder (so `vps videos
+ * list` works right after `npm start` with nothing set, on whatever port it took); and the one
+ * place their failures become exit codes.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { BASE_URL_FILE } from '../core/embedded/base-url-file';
 import { createVpsClient, type ClientConfig, type VpsClient } from '../sdk/client';
 import { VpsApiError, VpsNetworkError } from '../sdk/errors';
 import { EXIT } from './exit-codes';
@@ -16,32 +19,99 @@ export interface ApiFlags {
   baseUrl?: string;
 }
 
+/** Where the service is when nothing says otherwise: the gateway's default address. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+
+/**
+ * How long the first connection to the service may take. A service on this machine accepts at once
+ * and a remote one within a round trip or two; an address that has not answered in 3 s is a wrong
+ * or filtered one, and a person at a terminal should hear so rather than wait out the retries.
+ */
+export const CONNECT_TIMEOUT_MS = 3_000;
+
+export interface ApiTarget extends Pick<ClientConfig, 'baseUrl' | 'apiKey'> {
+  /** Where baseUrl came from, for messages: the flag, the variable, the file's path, or the default. */
+  baseUrlFrom: 'flag' | 'env' | 'file' | 'default';
+  /** The data folder's address file, read or not. */
+  baseUrlFile: string;
+}
+
 function readDataFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
   try {
-    return fs.readFileSync(path.join(path.resolve(env.VPS_DATA_DIR || '.data'), name), 'utf8').trim() || undefined;
+    return fs.readFileSync(dataFile(env, name), 'utf8').trim() || undefined;
   } catch {
     return undefined; // no embedded instance here: the value must come from a flag or the environment
   }
 }
 
-export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): Pick<ClientConfig, 'baseUrl' | 'apiKey'> {
+const dataFile = (env: NodeJS.ProcessEnv, name: string) => path.join(path.resolve(env.VPS_DATA_DIR || '.data'), name);
+
+export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): ApiTarget {
   const apiKey = flags.apiKey ?? env.VPS_API_KEY ?? readDataFile(env, 'dev-api-key');
   if (!apiKey) throw new UsageError('no API key: pass --api-key or set VPS_API_KEY');
-  const baseUrl = flags.baseUrl ?? env.VPS_BASE_URL ?? `http://127.0.0.1:${env.PORT || 8080}`;
+  const fromFile = readDataFile(env, BASE_URL_FILE);
+  const [baseUrl, baseUrlFrom]: [string, ApiTarget['baseUrlFrom']] =
+    flags.baseUrl !== undefined ? [flags.baseUrl, 'flag'] : env.VPS_BASE_URL ? [env.VPS_BASE_URL, 'env'] : fromFile ? [fromFile, 'file'] : [DEFAULT_BASE_URL, 'default'];
+  const baseUrlFile = dataFile(env, BASE_URL_FILE);
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new UsageError(`--base-url: ${baseUrl} is not an http(s) URL`);
+    throw new UsageError(`${describeSource(baseUrlFrom, baseUrlFile)}: ${baseUrl} is not an http(s) URL`);
   }
   // A key pasted with its prefix would be sent as "Bearer Bearer …" and refused: take the bare key.
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: apiKey.replace(/^Bearer\s+/i, '').trim() };
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: apiKey.replace(/^Bearer\s+/i, '').trim(), baseUrlFrom, baseUrlFile };
 }
 
-/** The client for a command, configured from the global flags it inherited. */
-export function clientFor(cmd: Command, extra: Partial<ClientConfig> = {}): VpsClient {
-  const flags = cmd.optsWithGlobals<ApiFlags>();
-  return createVpsClient({ ...apiClientConfig(flags), userAgent: 'vps-cli', ...extra });
+function describeSource(from: ApiTarget['baseUrlFrom'], file: string): string {
+  return { flag: '--base-url', env: 'VPS_BASE_URL', file, default: 'the default address' }[from];
+}
+
+/** What to do about an address that does not answer, by where it came from. */
+function remedy(target: ApiTarget): string {
+  const set = 'pass --base-url or set VPS_BASE_URL to the service\'s address';
+  switch (target.baseUrlFrom) {
+    case 'flag':
+      return 'check --base-url';
+    case 'env':
+      return 'check VPS_BASE_URL, or pass --base-url';
+    case 'file':
+      return `the service that wrote ${target.baseUrlFile} is no longer running there: start it again (npm start), or ${set}`;
+    case 'default':
+      return `no running service wrote ${target.baseUrlFile}: start one here (npm start), or ${set}`;
+  }
+}
+
+/**
+ * Fails fast, naming the address and where it came from, when nothing accepts a connection there.
+ * Without this a refused connection is a network failure the client retries with backoff (about
+ * 6 s) before the same error; a service that goes away later in a long command is still retried.
+ */
+export async function checkReachable(target: ApiTarget): Promise<void> {
+  const url = new URL(target.baseUrl);
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const reason = await new Promise<string | undefined>((resolve) => {
+    const socket = net.connect({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port, timeout: CONNECT_TIMEOUT_MS });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'connection refused' : (err.code ?? err.message)));
+  });
+  if (reason !== undefined) {
+    throw new VpsNetworkError(`cannot reach ${target.baseUrl} (from ${describeSource(target.baseUrlFrom, target.baseUrlFile)}): ${reason}; ${remedy(target)}`);
+  }
+}
+
+/** The client for a command, configured from the global flags it inherited, once its service answers. */
+export async function clientFor(cmd: Command, extra: Partial<ClientConfig> = {}): Promise<VpsClient> {
+  const target = apiClientConfig(cmd.optsWithGlobals<ApiFlags>());
+  await checkReachable(target);
+  return createVpsClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, userAgent: 'vps-cli', ...extra });
 }
 
 /**

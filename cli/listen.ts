@@ -12,7 +12,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { once } from 'node:events';
 import { LOG_START_ID, streamEvents, type StreamedEvent, type StreamState } from '../sdk/event-stream';
-import { apiClientConfig, runApi, type ApiFlags } from './api-client';
+import { apiClientConfig, checkReachable, runApi, type ApiFlags } from './api-client';
 import { UsageError } from './usage-error';
 
 interface ListenFlags {
@@ -48,7 +48,8 @@ export function listenCommand(): Command {
 }
 
 async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
-  const { baseUrl, apiKey } = apiClientConfig(api);
+  const target = apiClientConfig(api);
+  const { baseUrl, apiKey } = target;
   const types = flags.events?.split(',').map((t) => t.trim()).filter((t) => t !== '');
   if (flags.events !== undefined && !types?.length) throw new UsageError('--events: give at least one pattern');
   const forwardTo = flags.forwardTo === undefined ? undefined : handlerUrl(flags.forwardTo);
@@ -62,6 +63,9 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
   const forwarder = forwardTo ? new Forwarder(forwardTo, flags.forwardTimeoutMs, stopping.signal) : undefined;
   try {
     await runApi(async () => {
+      // Once connected, the stream rides out a restart by itself; an address where nothing has
+      // ever answered is a mistake to report, not to retry forever.
+      await checkReachable(target);
       const events = streamEvents({
         baseUrl,
         apiKey,

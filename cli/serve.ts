@@ -15,7 +15,8 @@ import { openDatabase, type Database } from '../core/db/client';
 import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/embedded/local-secrets';
 import { DEMO_EMAIL, DEV_CONSOLE_PASSWORD_FILE, seedDemoCustomer } from '../core/embedded/seed';
 import { freePort, startTemporalDevServer } from '../core/embedded/temporal-dev-server';
-import { createLogger } from '../core/logger';
+import { createLogger, type Logger } from '../core/logger';
+import { BASE_URL_FILE, localBaseUrl, removeBaseUrl, writeBaseUrl } from '../core/embedded/base-url-file';
 import { createInProcessTransport } from '../core/in-process-transport';
 import { createCore } from '../core/router';
 import { startCoreServer } from '../core/server';
@@ -299,6 +300,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       closers.push(() => app.close());
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : gatewayPort;
+      if (typeof address === 'object' && address) announceBaseUrl(config.dataDir, localBaseUrl(address), logger, closers);
       urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
       // With the emulator in this process, subscribe the app to its webhooks, as an operator does
       // once at the real platform (README: "Receiving the platform's webhooks").
@@ -334,6 +336,23 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     await stop();
     throw err;
   }
+}
+
+/**
+ * Tells the `vps` client commands on this machine where the gateway listens (see base-url-file.ts),
+ * and takes it back on a clean stop, before the gateway closes. A folder that cannot be written
+ * costs the clients their default only: they still take --base-url or VPS_BASE_URL, so the
+ * gateway runs on.
+ */
+function announceBaseUrl(dataDir: string, url: string, logger: Logger, closers: Array<() => Promise<void>>): void {
+  const file = path.join(dataDir, BASE_URL_FILE);
+  try {
+    writeBaseUrl(dataDir, url);
+  } catch (err) {
+    logger.warn({ err, file }, `could not write ${file}: vps client commands need --base-url ${url} or VPS_BASE_URL`);
+    return;
+  }
+  closers.push(async () => removeBaseUrl(dataDir, url));
 }
 
 export function banner(running: Running, dataDir: string): string {

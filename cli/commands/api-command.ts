@@ -28,7 +28,7 @@ export function onApi(cmd: Command, run: (ctx: ApiContext) => Promise<void>): Co
       const onRetry = ({ method, path, error, retry, delayMs }: RetryInfo) =>
         out.note(`${method} ${path}: ${error instanceof VpsApiError ? `code ${error.code}` : error.message}; retry ${retry} in ${(delayMs / 1000).toFixed(1)} s`);
       try {
-        await run({ client: clientFor(cmd, { onRetry }), out });
+        await run({ client: await clientFor(cmd, { onRetry }), out });
       } finally {
         out.progress.done(); // an error printed after a half-drawn bar starts on its own line
       }

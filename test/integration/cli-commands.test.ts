@@ -2,7 +2,10 @@
  * The `vps` API commands as a user runs them: a child process with VPS_API_KEY and VPS_BASE_URL,
  * against the running service (over real HTTP) with the emulator behind it. Piped, every command
  * prints JSON; exit codes tell usage errors (2), API errors (1) and network failures (3) apart.
+ * And with nothing set: the address a gateway on another port wrote under .data/ is found, and one
+ * it left behind is reported at once.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +14,7 @@ import { freePort } from '../../core/embedded/temporal-dev-server';
 import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { mp4File } from '../helpers/mp4';
-import { cleanEnv, spawnVps } from '../helpers/processes';
+import { cleanEnv, REPO_ROOT, spawnVps, type ChildHandle } from '../helpers/processes';
 import { createTenant, startStackWorker, type Tenant } from '../helpers/stack';
 import { uploadMultipart } from '../helpers/videos';
 import { bindSandboxSeat, startWorkingStack, type SandboxAccount, type WorkingStack } from '../helpers/working-stack';
@@ -65,7 +68,17 @@ describe('vps API commands', () => {
   });
 
   async function vps(args: string[], extraEnv: Record<string, string> = {}): Promise<Result> {
-    const child = spawnVps(args, cleanEnv({ VPS_API_KEY: tenant.apiKey, VPS_BASE_URL: env.stack.baseUrl, ...extraEnv })).child;
+    return result(spawnVps(args, cleanEnv({ VPS_API_KEY: tenant.apiKey, VPS_BASE_URL: env.stack.baseUrl, ...extraEnv })).child);
+  }
+
+  /** Runs `vps` in `cwd` as a person would there: with no key or address set, unless given. */
+  async function vpsIn(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Result> {
+    const childEnv = cleanEnv(extraEnv);
+    for (const name of ['VPS_API_KEY', 'VPS_BASE_URL']) if (!(name in extraEnv)) delete childEnv[name];
+    return result(spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'vps'), ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+
+  async function result(child: ChildProcess): Promise<Result> {
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -168,10 +181,69 @@ describe('vps API commands', () => {
     expect(unknown.error).toMatchObject({ code: 1005 });
     expect(badKey.code).toBe(1);
     expect(badKey.error).toMatchObject({ code: 1001 });
-    // After the client's own retries of a network failure.
     expect(down.code).toBe(3);
     expect(down.error).toMatchObject({ error: 'network' });
   }, 120_000);
+
+  describe('with no address given, a gateway on another port', () => {
+    let home: string;
+    let dataDir: string;
+    let port: number;
+    let gateway: ChildHandle | undefined;
+
+    beforeAll(async () => {
+      // A folder like a checkout after `npm start`: its .data holds the dev key, and the gateway,
+      // started there on a port of its own, writes its address beside it.
+      home = fs.mkdtempSync(path.join(os.tmpdir(), 'vps-cli-home-'));
+      dataDir = path.join(home, '.data');
+      fs.mkdirSync(dataDir);
+      fs.writeFileSync(path.join(dataDir, 'dev-api-key'), `${tenant.apiKey}\n`, { mode: 0o600 });
+      port = await freePort();
+      gateway = spawnVps(['serve', '--role', 'gateway'], cleanEnv({ CORE_URL: env.stack.coreUrl, PORT: String(port), VPS_DATA_DIR: dataDir }));
+      await gateway.waitFor(/vps is running/);
+    }, 120_000);
+    afterAll(async () => {
+      await gateway?.stop();
+      if (home) fs.rmSync(home, { recursive: true, force: true });
+    });
+
+    it('is found through the address it wrote under .data, with no flag and no variable', async () => {
+      expect(fs.readFileSync(path.join(dataDir, 'base-url'), 'utf8')).toBe(`http://127.0.0.1:${port}\n`);
+      const res = await vpsIn(home, ['seats']);
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(res.json.items).toEqual([expect.objectContaining({ capabilityAccountId: account.openId })]);
+    }, 120_000);
+
+    it('gives way to VPS_BASE_URL, which gives way to --base-url', async () => {
+      const nowhere = `http://127.0.0.1:${await freePort()}`;
+      const [envOverFile, flagOverEnv] = await Promise.all([
+        vpsIn(home, ['seats'], { VPS_BASE_URL: nowhere }),
+        vpsIn(home, ['--base-url', env.stack.baseUrl, 'seats'], { VPS_BASE_URL: nowhere }),
+      ]);
+      // The variable was used rather than the file: the gateway there was never called.
+      expect(envOverFile.code).toBe(3);
+      expect(envOverFile.error.message).toContain(`cannot reach ${nowhere} (from VPS_BASE_URL)`);
+      expect(flagOverEnv.code).toBe(0);
+      expect(flagOverEnv.json.items).toEqual([expect.objectContaining({ capabilityAccountId: account.openId })]);
+    }, 120_000);
+
+    it('takes the address back when it stops, and a file left behind fails at once, naming the address and the way to set it', async () => {
+      expect(await gateway!.stop('SIGTERM')).toBe(0);
+      gateway = undefined;
+      expect(fs.existsSync(path.join(dataDir, 'base-url'))).toBe(false);
+
+      // As a gateway that was killed leaves it: an address where nothing listens any more.
+      const file = path.join(dataDir, 'base-url');
+      fs.writeFileSync(file, `http://127.0.0.1:${port}\n`);
+      const res = await vpsIn(home, ['seats']);
+      expect(res.code).toBe(3);
+      expect(res.error).toMatchObject({ error: 'network' });
+      expect(res.error.message).toContain(`cannot reach http://127.0.0.1:${port} (from ${file}): connection refused`);
+      expect(res.error.message).toMatch(/--base-url or set VPS_BASE_URL/);
+      // No retries with backoff before saying so.
+      expect(res.stderr).not.toMatch(/retry \d/);
+    }, 120_000);
+  });
 
   it('exits 4 with the last answer when the attempts run out before a terminal status', async () => {
     // With no worker the publish is never submitted: it stays submitted, without a handle yet.

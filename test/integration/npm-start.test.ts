@@ -74,6 +74,8 @@ describe('npm start from a clean data folder', () => {
     expect(fs.statSync(path.join(dataDir, 'dev-api-key')).mode & 0o077).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'pg'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'temporal.sqlite'))).toBe(true);
+    // Where `vps` finds the service with nothing set: the address it really listens on.
+    expect(fs.readFileSync(path.join(dataDir, 'base-url'), 'utf8')).toBe(`http://127.0.0.1:${port}\n`);
 
     // The demo video seat is subscribed to the emulator's webhooks: a comment there lands in the log.
     await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/accounts/sandbox-business-0001/comments`, {
@@ -93,5 +95,6 @@ describe('npm start from a clean data folder', () => {
     for (const p of [port, corePort, sandboxPort, temporalPort]) expect(await eventuallyClosed(p)).toBe(true);
     expect(child.output()).toContain('SIGTERM: stopping');
     expect(child.output()).not.toContain('error while stopping');
+    expect(fs.existsSync(path.join(dataDir, 'base-url'))).toBe(false);
   }, 200_000);
 });
