@@ -71,12 +71,27 @@ export interface RenderedError {
 }
 
 /**
- * Reads our code back from a ConnectError. An error without one did not come from our rules
- * (core unreachable, a bug): it is reported as 5000, with the cause left to the caller's log.
+ * The answer of a process that is stopping, or whose core cannot be reached for a moment: the
+ * spec's table has no code for "unavailable", so it is 5000 with HTTP 503 and Retry-After, which
+ * load balancers and HTTP clients retry, and data.retryable for clients that read only the envelope.
+ */
+export const UNAVAILABLE: RenderedError = {
+  code: 5000,
+  message: 'the service is briefly unavailable (an instance restarting); retry after the Retry-After seconds',
+  httpStatus: 503,
+  retryAfterSeconds: 1,
+  data: { retryable: true },
+};
+
+/**
+ * Reads our code back from a ConnectError. An error without one did not come from our rules: core
+ * unreachable or stopping (Unavailable) is UNAVAILABLE; anything else (a bug) is 5000, with the
+ * cause left to the caller's log.
  */
 export function renderConnectError(err: ConnectError): RenderedError {
   const raw = Number(err.metadata.get(CODE_HEADER));
   if (!isErrorCode(raw)) {
+    if (err.code === Code.Unavailable && err.metadata.get(CODE_HEADER) === null) return UNAVAILABLE;
     return { code: 5000, message: ERROR_CODES[5000].message, httpStatus: 500, data: {} };
   }
   const retry = Number(err.metadata.get(RETRY_AFTER_HEADER));

@@ -61,7 +61,8 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...fastifyLogging(opts.logger),
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    return503OnClosing: true,
+    // Requests that arrive while it closes get the envelope instead (registerEnvelope).
+    return503OnClosing: false,
     requestIdHeader: false,
     // A caller-supplied request id is kept when it is safe to log and echo; otherwise we make one.
     genReqId: (req) => {
@@ -70,8 +71,10 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     },
     schemaErrorFormatter: formatValidationErrors,
     clientErrorHandler: clientErrorResponse,
-    // A URL the router cannot decode never reaches the error handler; it gets the envelope here.
-    frameworkErrors: (err, _req, reply) => send(reply, fromApiError(new ApiError(2001, `path: ${err.message}`))),
+    // A URL the router cannot decode never reaches the error handler; it gets the envelope here. A
+    // path segment longer than the router takes is longer than any id: unknown, like any other id.
+    frameworkErrors: (err, _req, reply) =>
+      send(reply, fromApiError(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ApiError(1005, 'path parameter: longer than any id; no such resource') : new ApiError(2001, `path: ${err.message}`))),
   }) as unknown as FastifyInstance;
 
   closeConnectionsAfterClose(app);

@@ -26,6 +26,14 @@ export interface RpcRoute<I extends DescMessage = DescMessage, O extends DescMes
   toData(res: MessageShape<O>): Record<string, unknown>;
 }
 
+/**
+ * The refusal of input that failed its schema: 2001, except a path id that cannot be one of ours
+ * (too long, empty), which is as unknown as any other id: 1005.
+ */
+export function inputRefusal(message: string, context: string | undefined): ApiError {
+  return context === 'params' ? new ApiError(1005, `${message}; no such resource`) : new ApiError(2001, message);
+}
+
 /** Keeps the generic link between an RPC and its translators while storing routes in one array. */
 export function defineRoute<I extends DescMessage, O extends DescMessage>(route: RpcRoute<I, O>): RpcRoute {
   return route as unknown as RpcRoute;
@@ -147,7 +155,7 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
         const invalid = req.validationError?.message ?? nulField(req);
         if (invalid) {
           await authorizeCaller(transport, req, access);
-          throw new ApiError(2001, invalid);
+          throw inputRefusal(invalid, req.validationError?.validationContext);
         }
         const res = await transport.unary(route.rpc, undefined, undefined, forwardedHeaders(req), route.toRequest(req));
         forwardResponseHeaders(res.header, reply);

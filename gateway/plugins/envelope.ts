@@ -7,8 +7,8 @@ import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import { ConnectError, type Transport } from '@connectrpc/connect';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, httpStatusOf, renderConnectError, type RenderedError } from '../../core/errors';
-import { authorizeCaller } from '../rpc-route';
+import { ApiError, httpStatusOf, renderConnectError, UNAVAILABLE, type RenderedError } from '../../core/errors';
+import { authorizeCaller, inputRefusal } from '../rpc-route';
 
 export function send(reply: FastifyReply, r: RenderedError): FastifyReply {
   if (r.retryAfterSeconds !== undefined) void reply.header('retry-after', String(r.retryAfterSeconds));
@@ -70,6 +70,17 @@ export function formatValidationErrors(errors: ErrorObject[], dataVar: string): 
 }
 
 export function registerEnvelope(app: FastifyInstance, transport: Transport): void {
+  // Requests that arrive while the server closes get the envelope (Fastify's own 503 body is not
+  // one), and the connection closes so the client's next try opens one to another instance.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!closing) return;
+    void reply.header('connection', 'close');
+    return send(reply, UNAVAILABLE);
+  });
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) return send(reply, fromApiError(err));
     if (err instanceof ConnectError) {
@@ -88,7 +99,7 @@ export function registerEnvelope(app: FastifyInstance, transport: Transport): vo
           throw authErr;
         }
       }
-      return send(reply, fromApiError(new ApiError(2001, inputMessage(err))));
+      return send(reply, fromApiError(inputRefusal(inputMessage(err), err.validationContext)));
     }
     req.log.error({ err }, 'unhandled error');
     return send(reply, fromApiError(new ApiError(5000)));

@@ -57,7 +57,10 @@ const rows: Row[] = [
   { name: 'a NUL character in a path parameter', method: 'DELETE', path: `${HOOKS}/we%00x`, status: 422, code: 2001, message: /^id: must not contain the NUL/ },
   { name: 'a NUL character in a body field', body: '{"url":"https://93.184.215.14/a\\u0000b","eventTypes":["*"]}', status: 422, code: 2001, message: /^url: must not contain the NUL/ },
   { name: 'a NUL character in an array item', json: { url: 'https://93.184.215.14/', eventTypes: ['*', 'x\u0000'] }, status: 422, code: 2001, message: /^eventTypes\[1\]: must not contain the NUL/ },
-  { name: 'an endpoint id longer than 64 characters', method: 'DELETE', path: `${HOOKS}/${'x'.repeat(80)}`, status: 422, code: 2001, message: /^path parameter id: / },
+  { name: 'an endpoint id longer than 64 characters (unknown, like any other id)', method: 'DELETE', path: `${HOOKS}/${'x'.repeat(80)}`, status: 404, code: 1005, message: /^path parameter id: .*no such resource/ },
+  { name: 'a video id longer than the id format allows', method: 'GET', path: `/v1/videos/vid_${'x'.repeat(80)}`, status: 404, code: 1005 },
+  { name: 'a video id longer than the router takes', method: 'GET', path: `/v1/videos/vid_${'x'.repeat(300)}`, status: 404, code: 1005 },
+  { name: 'an event id longer than the id format allows', method: 'GET', path: `/v1/events/${'e'.repeat(65)}`, status: 404, code: 1005 },
 ];
 
 describe('bad input: every malformed request gets its envelope code, never 5000', () => {
