@@ -189,4 +189,8 @@ export const ENDPOINTS = {
     redeliver: endpoint<{ params: Json<typeof EventIdParams>; body?: Json<typeof RedeliverBody>; data: Json<typeof RedeliveriesJson> }>('POST', '/v1/events/:id/redeliver'),
     deliveries: endpoint<{ params: Json<typeof EventIdParams>; query?: Json<typeof ListDeliveriesQuery>; data: Json<typeof DeliveryPageJson> }>('GET', '/v1/events/:id/deliveries'),
   },
+  deliveries: {
+    /** Every endpoint's deliveries, newest first; the same filters as one endpoint's log. */
+    list: endpoint<{ query?: Json<typeof ListDeliveriesQuery>; data: Json<typeof DeliveryPageJson> }>('GET', '/v1/deliveries'),
+  },
 } as const;

@@ -113,7 +113,6 @@ export class EventService implements ServiceImpl<typeof EventServiceDesc> {
 
   async listDeliveries(req: ListDeliveriesRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    if (!req.eventId && !req.endpointId) throw invalidField('eventId', 'name an event or an endpoint');
     if (req.status && !DELIVERY_STATUSES.includes(req.status as DeliveryStatus)) throw invalidField('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     checkPatterns(req.types, 'types');
     const limit = pageSize(req.limit);

@@ -208,6 +208,37 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     expect(unknown.body.code).toBe(1005);
   });
 
+  it('lists the deliveries of every endpoint of the caller, newest first, with the same filters and paging', async () => {
+    const [tenant, other] = await Promise.all([createTenant(stack), createTenant(stack)]);
+    const [a, b, c] = await Promise.all([receiver(), receiver(), receiver()]);
+    const epA = await endpoint(tenant, a.url, ['*']);
+    const epB = await endpoint(tenant, b.url, ['vplat.message.received']);
+    const epOther = await endpoint(other, c.url, ['*']);
+    const record = (t: Tenant, type: string) => stack.events.record({ customerId: t.customerId, seatId: null, platform: 'vplat', type, event: 'test', occurredAt: new Date(), data: {}, sourceKey: null });
+    await record(tenant, 'vplat.message.received');
+    await record(tenant, 'vplat.comment.created');
+    await record(other, 'vplat.comment.created');
+    type Page = { items: Array<DeliveryJson & { eventType: string }>; nextCursor: string | null };
+    const log = async (q = '') => (await call<Page>(stack.baseUrl, 'GET', `/v1/deliveries${q}`, { key: tenant.apiKey })).body.data;
+
+    const all = await eventually(log, (p) => p.items.length >= 3 && p.items.every((d) => d.status === 'succeeded'));
+    await c.waitFor(1);
+    // The other customer's delivery is in its own log only.
+    expect(all.items.map((d) => d.endpointId)).not.toContain(epOther.id);
+    expect(all.items).toHaveLength(3);
+    // Newest first: the comment's delivery, then the message's two, written together in no set order.
+    expect([all.items[0]!.eventType, all.items[0]!.endpointId]).toEqual(['vplat.comment.created', epA.id]);
+    expect(new Set(all.items.slice(1).map((d) => `${d.eventType} ${d.endpointId}`))).toEqual(new Set([`vplat.message.received ${epA.id}`, `vplat.message.received ${epB.id}`]));
+    expect(all.nextCursor).toBeNull();
+
+    expect((await log('?types=vplat.comment.created')).items.map((d) => d.endpointId)).toEqual([epA.id]);
+    expect((await log('?status=failed')).items).toEqual([]);
+    const first = await log('?limit=2');
+    expect(first.items).toHaveLength(2);
+    const rest = await log(`?limit=2&cursor=${first.nextCursor}`);
+    expect([...first.items, ...rest.items].map((d) => d.id)).toEqual(all.items.map((d) => d.id));
+  });
+
   it('stops retrying once the endpoint is deleted, and disables an endpoint whose receiver answers 410', async () => {
     const { tenant, openId } = await boundTenant();
     const failing = await receiver();

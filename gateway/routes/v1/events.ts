@@ -98,6 +98,15 @@ export const eventRoutes = [
   }),
   defineRoute({
     method: 'GET',
+    url: '/deliveries',
+    summary: 'The delivery log of every endpoint of the caller, deleted ones included, newest first',
+    rpc: EventService.method.listDeliveries,
+    schema: { querystring: ListDeliveriesQuery, response: { 200: okEnvelope(DeliveryPageJson) } },
+    toRequest: pageQuery,
+    toData: (res) => ({ items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null }),
+  }),
+  defineRoute({
+    method: 'GET',
     url: '/webhook-endpoints/:id/deliveries',
     summary: 'The delivery log of an endpoint, newest first',
     rpc: EventService.method.listDeliveries,
