@@ -2,8 +2,9 @@
  * The web console in a real browser, against the real stack: a user signs in, creates an API key
  * that then works from a program, adds a webhook endpoint, watches the delivery of an emulator
  * comment fail while the receiver answers 500, resends it once the receiver recovers and sees it
- * succeed, browses events and publish records, revokes the key and signs out. Every page is
- * screenshotted (test-artifacts/screenshots/console-*.png) for a human look.
+ * succeed, resends a delivery that is still retrying, reads the delivery log of every endpoint (long
+ * URLs kept inside the table), browses events and publish records, revokes the key and signs out.
+ * Every page is screenshotted (test-artifacts/screenshots/console-*.png) for a human look.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -22,7 +23,7 @@ import { launchBrowser, screenshot } from '../helpers/browser';
 import { call } from '../helpers/http';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+import { createTenant, messageEvent, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
 
 const PASSWORD = 'correct horse battery staple';
 const TEMPORAL_UI = 'http://temporal-ui.test:8233';
@@ -33,7 +34,40 @@ interface DeliveryJson {
   id: string;
   status: string;
   reason: string;
+  endpointId: string;
+  attempts: Array<{ statusCode: number | null }>;
 }
+
+/** What a browser says about the delivery table's fit: widths in CSS pixels. */
+interface TableFit {
+  pageScrollWidth: number;
+  viewportWidth: number;
+  wrapScrollWidth: number;
+  wrapClientWidth: number;
+  /** Cells whose box ends right of the table's visible box. */
+  cellsOutside: number;
+  /** Whole values (titles) shown cut with an ellipsis. */
+  cut: string[];
+  /** Kept ends of cut values that do not show whole in their cell. */
+  tailsHidden: number;
+}
+/** Runs in the page (a string: the test's compiler does not know the DOM's globals). */
+const TABLE_FIT = `(() => {
+  const wrap = document.querySelector('.table-wrap');
+  const right = wrap.getBoundingClientRect().right;
+  const cells = [...wrap.querySelectorAll('td')].filter((td) => td.getBoundingClientRect().right > right + 0.5);
+  const cut = [...wrap.querySelectorAll('.ellipsis, .cut-head')].filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.title || e.parentElement.title);
+  const tailsHidden = [...wrap.querySelectorAll('.cut-tail')].filter((t) => t.getBoundingClientRect().right > t.closest('td').getBoundingClientRect().right + 0.5).length;
+  return {
+    pageScrollWidth: document.documentElement.scrollWidth,
+    viewportWidth: window.innerWidth,
+    wrapScrollWidth: wrap.scrollWidth,
+    wrapClientWidth: wrap.clientWidth,
+    cellsOutside: cells.length,
+    cut,
+    tailsHidden,
+  };
+})()`;
 
 describe('the web console in a browser', () => {
   const taskQueue = `vps-console-${process.pid}-${Date.now()}`;
@@ -84,7 +118,11 @@ describe('the web console in a browser', () => {
     });
   }, 120_000);
 
+  /** Receivers started by one test, closed with the rest. */
+  const moreReceivers: WebhookReceiver[] = [];
+
   afterAll(async () => {
+    await Promise.all(moreReceivers.map((r) => r.close()));
     await context?.close();
     await browser?.close();
     await gateway?.close();
@@ -187,6 +225,90 @@ describe('the web console in a browser', () => {
       ['initial', 'failed'],
       ['redeliver', 'succeeded'],
     ]);
+  });
+
+  it('resends a delivery that is still retrying, and lists every endpoint’s deliveries with long URLs kept inside the table', async () => {
+    const slow = await startWebhookReceiver();
+    moreReceivers.push(slow);
+    slow.respondWith(500);
+    // Slow failures: the test's four attempts then take seconds, not milliseconds, so the worker is
+    // stopped while the delivery is still retrying.
+    slow.delayEach(1_000);
+    const longUrl = `${slow.url}/webhooks/video-publishing/customers/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8a1b3c4d/environments/production-eu-west-1/receivers/comments-and-direct-messages/handler-with-a-rather-long-name`;
+    const created = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: longUrl, eventTypes: ['vplat.message.received'] } });
+    const longEndpointId = created.body.data.id;
+    // Rows are told apart by endpoint id: one receiver's address can be the start of another's (port 4123, port 41234).
+    const listed = await call<{ items: Array<{ id: string }> }>(consoleUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey });
+    const firstEndpointId = listed.body.data.items.find((e) => e.id !== longEndpointId)!.id;
+    const event = await stack.events.record(messageEvent(tenant, 1, null));
+    const endpointLog = async () => (await call<{ items: DeliveryJson[] }>(consoleUrl, 'GET', `/v1/webhook-endpoints/${longEndpointId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+    // One attempt failed and the delivery waits to retry; with the worker stopped it keeps waiting, so
+    // the page can be read and clicked without racing the retry schedule.
+    await eventually(endpointLog, (d) => (d[0]?.attempts.length ?? 0) >= 1);
+    await worker.stop();
+    expect((await endpointLog()).map((d) => d.status)).toEqual(['pending']);
+
+    await nav('Delivery log').click();
+    // The previous test left the page here: ask again for what happened since.
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    // Every endpoint's deliveries by default, each row naming its endpoint.
+    expect(await page.getByLabel('Endpoint').inputValue()).toBe('');
+    const pending = page.locator('tbody.delivery.pending');
+    await pending.waitFor();
+    await expectText(pending, longUrl);
+    await expectText(page.locator('tbody.delivery.failed'), firstEndpointId);
+    const resend = pending.getByRole('button', { name: 'Resend' });
+    expect(await resend.isEnabled()).toBe(true);
+    await resend.click();
+    await expectText(page.getByRole('status'), 'Resent vplat.message.received');
+    // The new delivery is listed beside the one still retrying, marked as a resend.
+    await waitForCount(() => pending.count(), 2);
+    await expectText(pending, 'resend');
+    await screenshot(page, 'console-deliveries-pending-resent');
+
+    // Long URLs and ids are cut inside their cells, whole in the title; the table fits its box.
+    expect(await page.locator(`td.endpoint .cut[title="${longUrl}"]`).count()).toBe(2);
+    expect(await page.locator(`td.endpoint .cut[title="${longEndpointId}"]`).count()).toBe(2);
+    for (const width of [1280, 1024, 760]) {
+      await page.setViewportSize({ width, height: 800 });
+      const fit = await page.evaluate<TableFit>(TABLE_FIT);
+      await screenshot(page, `console-deliveries-all-endpoints-${width}`);
+      // Never text over a neighbouring cell, never a page wider than the window.
+      expect([width, fit.tailsHidden, fit.pageScrollWidth <= fit.viewportWidth]).toEqual([width, 0, true]);
+      expect(fit.cut).toContain(longUrl);
+      // From a laptop's width up, the whole table fits its box; below, it scrolls inside it.
+      if (width >= 1024) expect([width, fit.wrapScrollWidth <= fit.wrapClientWidth, fit.cellsOutside]).toEqual([width, true, 0]);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The worker back and the receiver well: both deliveries land, and the page follows by itself.
+    slow.respondWith(200);
+    slow.delayEach(0);
+    worker = await startStackWorker(stack, taskQueue, sb.upstream);
+    await page.locator('tbody.delivery.succeeded', { hasText: longUrl }).nth(1).waitFor({ timeout: 20_000 });
+    const settled = await endpointLog();
+    expect(settled.map((d) => [d.reason, d.status, d.attempts.at(-1)?.statusCode]).sort()).toEqual([
+      ['initial', 'succeeded', 200],
+      ['redeliver', 'succeeded', 200],
+    ]);
+    expect(new Set(slow.pushes.map((p) => (JSON.parse(p.body) as { id: string }).id))).toEqual(new Set([event.event.id]));
+
+    // One endpoint, then all of them again.
+    await page.getByLabel('Endpoint').selectOption(longEndpointId);
+    await page.waitForURL(new RegExp(`endpoint=${longEndpointId}`));
+    await waitForCount(() => page.locator('tbody.delivery').count(), 2);
+    expect(await page.locator('tbody.delivery', { hasText: firstEndpointId }).count()).toBe(0);
+    await page.getByLabel('Endpoint').selectOption('');
+    await page.waitForURL((url) => !url.search.includes('endpoint='));
+    await waitForCount(() => page.locator('tbody.delivery', { hasText: firstEndpointId }).count(), 2);
+    expect(await page.locator('tbody.delivery', { hasText: longEndpointId }).count()).toBe(2);
+    await screenshot(page, 'console-deliveries-all-endpoints');
+
+    // A deleted endpoint's deliveries stay in the log, named by id.
+    await call(consoleUrl, 'DELETE', `/v1/webhook-endpoints/${longEndpointId}`, { key: tenant.apiKey });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await waitForCount(() => page.locator('tbody.delivery', { hasText: 'deleted endpoint' }).count(), 2);
+    expect(await page.locator('tbody.delivery', { hasText: longEndpointId }).count()).toBe(2);
   });
 
   it('browses events (reached with the g e shortcut) and opens one, with its JSON and its deliveries', async () => {
@@ -354,6 +476,11 @@ async function consoleGateway(stack: Stack): Promise<FastifyInstance> {
     temporalUiUrl: TEMPORAL_UI,
   });
   return app;
+}
+
+/** Waits until `count` reads `expected` (rows appear as the page reloads on its own). */
+async function waitForCount(count: () => Promise<number>, expected: number): Promise<void> {
+  await eventually(count, (n) => n === expected, 10_000, 100);
 }
 
 async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {

@@ -4,15 +4,26 @@ import { api, type ApiError } from '../api';
 import { formatDuration } from '../format';
 import { Link } from '../router';
 import type { Delivery, DeliveryStatus, WebhookEndpoint } from '../types';
-import { Badge, Empty, ErrorNote, Time } from './feedback';
+import { Badge, Cut, Empty, ErrorNote, Time } from './feedback';
 import { toApiError } from './load';
+
+/** What a cut keeps of an id's end (its random part) and of a URL's (a last path segment, mostly). */
+const ID_TAIL = 6;
+const URL_TAIL = 20;
 
 export const OUTCOMES: DeliveryStatus[] = ['succeeded', 'failed', 'pending', 'cancelled'];
 const TONE: Record<DeliveryStatus, 'ok' | 'bad' | 'warn' | 'neutral'> = { succeeded: 'ok', failed: 'bad', pending: 'warn', cancelled: 'neutral' };
 
 /**
  * Deliveries with their attempts and a Resend button. Resend asks for a new delivery of the same
- * event to the same endpoint (the failed one stays in the log, as history); `onChanged` reloads.
+ * event to the same endpoint (the resent one stays in the log, as history); `onChanged` reloads.
+ * Any delivery can be resent, as the spec's console offers ("failed or any delivery"): a pending
+ * one keeps its own retries, and a receiver deduplicates the two by event id.
+ *
+ * Long values (endpoint URLs, ids, event types) stay on one line, cut with an ellipsis (URLs and
+ * ids in the middle, keeping the end that tells them apart), with the whole value in the title and
+ * in the text a screen reader or a copy gets: wrapped, a long URL would make rows of uneven height
+ * that are hard to scan; unwrapped, it would push the table wider than the page.
  */
 export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: WebhookEndpoint[]; showEvent: boolean; onChanged: () => Promise<void> }): JSX.Element {
   const [open, setOpen] = useState<Record<string, boolean>>({});
@@ -53,7 +64,7 @@ export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: Webho
                 <span class="sr-only">Attempts</span>
               </th>
               {props.showEvent ? <th>Event</th> : null}
-              <th>Endpoint</th>
+              <th class="endpoint">Endpoint</th>
               <th>Outcome</th>
               <th>Attempts</th>
               <th>Started</th>
@@ -79,18 +90,19 @@ export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: Webho
                     </button>
                   </td>
                   {props.showEvent ? (
-                    <td>
-                      <code>{d.eventType}</code>
-                      <div class="small">
+                    <td class="event">
+                      <code class="ellipsis" title={d.eventType}>
+                        {d.eventType}
+                      </code>
+                      <div class="small fill">
                         <Link class="mono" to={`/events/${encodeURIComponent(d.eventId)}`}>
-                          {d.eventId}
+                          <Cut value={d.eventId} keep={ID_TAIL} />
                         </Link>
                       </div>
                     </td>
                   ) : null}
-                  <td class="break">
-                    {urlOf.get(d.endpointId) ? <code>{urlOf.get(d.endpointId)}</code> : null}
-                    <div class="muted mono small">{d.endpointId}</div>
+                  <td class="clip endpoint">
+                    <EndpointCell id={d.endpointId} url={urlOf.get(d.endpointId)} known={props.endpoints !== undefined} />
                   </td>
                   <td>
                     <Badge tone={TONE[d.status]}>{d.status}</Badge>
@@ -104,7 +116,13 @@ export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: Webho
                     <Time iso={d.createdAt} />
                   </td>
                   <td class="row-actions">
-                    <button type="button" class={d.status === 'failed' ? 'primary small' : 'small'} disabled={resending !== null || d.status === 'pending'} onClick={() => void resend(d)}>
+                    <button
+                      type="button"
+                      class={d.status === 'failed' ? 'primary small' : 'small'}
+                      title={d.status === 'pending' ? 'Send again now as a new delivery; this one keeps retrying' : 'Send again as a new delivery'}
+                      disabled={resending !== null}
+                      onClick={() => void resend(d)}
+                    >
                       {resending === d.id ? 'Resending…' : 'Resend'}
                     </button>
                   </td>
@@ -120,6 +138,18 @@ export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: Webho
             );
           })}
         </table>
+      </div>
+    </>
+  );
+}
+
+/** The endpoint's URL and id; an id the endpoint list lacks belongs to a deleted endpoint. */
+function EndpointCell({ id, url, known }: { id: string; url: string | undefined; known: boolean }): JSX.Element {
+  return (
+    <>
+      {url ? <Cut class="mono" value={url} keep={URL_TAIL} /> : known ? <span class="muted small">deleted endpoint</span> : null}
+      <div class="muted mono small">
+        <Cut value={id} keep={ID_TAIL} />
       </div>
     </>
   );

@@ -32,3 +32,19 @@ export function Badge({ tone, children }: { tone: 'ok' | 'bad' | 'warn' | 'neutr
 export function Time({ iso }: { iso: string | null | undefined }): JSX.Element {
   return iso ? <time dateTime={iso} title={iso}>{formatTime(iso)}</time> : <span class="muted">—</span>;
 }
+
+/**
+ * A long value on one line, cut in the middle when it does not fit: the start (a URL's host, an
+ * id's kind and time) and the last `keep` characters (a URL's last path segment, an id's random
+ * tail) stay in view, which is what tells two values apart. The title, a copy and a screen reader
+ * get the whole value.
+ */
+export function Cut({ value, keep, class: className }: { value: string; keep: number; class?: string }): JSX.Element {
+  const at = Math.max(0, value.length - keep);
+  return (
+    <span class={className ? `cut ${className}` : 'cut'} title={value}>
+      <span class="cut-head">{value.slice(0, at)}</span>
+      <span class="cut-tail">{value.slice(at)}</span>
+    </span>
+  );
+}

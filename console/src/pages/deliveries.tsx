@@ -1,5 +1,4 @@
 import type { JSX } from 'preact';
-import { useEffect } from 'preact/hooks';
 import { api, query } from '../api';
 import { DeliveryTable, OUTCOMES } from '../components/delivery-table';
 import { Empty, ErrorNote, Loading } from '../components/feedback';
@@ -10,8 +9,9 @@ import { navigate, type Location } from '../router';
 import type { DeliveryPage, DeliveryStatus, WebhookEndpoint } from '../types';
 
 /**
- * One endpoint's delivery log. Filters and paging run on the server (the route's `status`,
- * `types` and `cursor`), so a filtered page is as full as an unfiltered one.
+ * The delivery log of every endpoint (GET /v1/deliveries), or of the one chosen (`endpoint` in the
+ * address). Filters and paging run on the server (the route's `status`, `types` and `cursor`), so a
+ * filtered page is as full as an unfiltered one.
  */
 export function DeliveriesPage({ location }: { location: Location }): JSX.Element {
   const p = location.params;
@@ -22,23 +22,20 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
   const set = (changes: Record<string, string>, replace = true) => navigate(`/deliveries${query({ endpoint: endpointId, status, type, cursor, ...changes })}`, { replace });
 
   const endpoints = useLoad(() => api<{ items: WebhookEndpoint[] }>('GET', '/v1/webhook-endpoints'), 'endpoints');
-  const first = endpoints.data?.items[0];
-  useEffect(() => {
-    if (!endpointId && first) set({ endpoint: first.id });
-  }, [endpointId, first?.id]);
-
-  const deliveries = useLoad(
-    () => (endpointId ? api<DeliveryPage>('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpointId)}/deliveries${query({ status, types: type, cursor, limit: 50 })}`) : Promise.resolve(null)),
-    `${endpointId}|${status}|${type}|${cursor}`,
-  );
+  const deliveries = useLoad(() => {
+    const path = endpointId ? `/v1/webhook-endpoints/${encodeURIComponent(endpointId)}/deliveries` : '/v1/deliveries';
+    return api<DeliveryPage>('GET', `${path}${query({ status, types: type, cursor, limit: 50 })}`);
+  }, `${endpointId}|${status}|${type}|${cursor}`);
   const items = deliveries.data?.items ?? [];
   usePollWhile(items.some((d) => d.status === 'pending'), deliveries.reload);
+  // Deleted endpoints are not listed, but their deliveries stay in the log.
+  const noEndpoints = endpoints.data?.items.length === 0;
   const seenTypes = [...new Set(items.map((d) => d.eventType))].sort();
 
   return (
     <>
       <PageTitle title="Delivery log">
-        <button type="button" onClick={() => void deliveries.reload()}>
+        <button type="button" onClick={() => void Promise.all([endpoints.reload(), deliveries.reload()])}>
           Refresh
         </button>
       </PageTitle>
@@ -46,6 +43,7 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
         <label class="field grow">
           <span>Endpoint</span>
           <select value={endpointId} onChange={(e) => set({ endpoint: e.currentTarget.value, cursor: '' })}>
+            <option value="">All endpoints</option>
             {endpoints.data?.items.map((ep) => (
               <option key={ep.id} value={ep.id}>
                 {ep.url}
@@ -75,10 +73,11 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
         </label>
       </form>
       <ErrorNote error={endpoints.state === 'error' ? endpoints.error : deliveries.state === 'error' ? deliveries.error : null} />
-      {endpoints.data && endpoints.data.items.length === 0 ? <Empty>No webhook endpoints: add one on the Webhooks page to see its deliveries here.</Empty> : null}
-      {deliveries.data ? (
+      {noEndpoints && items.length === 0 ? (
+        <Empty>No webhook endpoints: add one on the Webhooks page to see its deliveries here.</Empty>
+      ) : deliveries.data ? (
         <DeliveryTable deliveries={items} endpoints={endpoints.data?.items} showEvent onChanged={deliveries.reload} />
-      ) : endpointId && deliveries.state === 'loading' ? (
+      ) : deliveries.state === 'loading' ? (
         <Loading />
       ) : null}
       <nav class="pager" aria-label="Pages">
