@@ -3,7 +3,9 @@
  * capped, guarded against private addresses at every hop), handing a stored file to the shop's
  * upload API, and the status changes the upload and lifetime workflows make. A refusal that
  * retrying cannot change (4xx, too large, not a video, refused address) is a non-retryable
- * failure whose message is the record's failure reason; network errors and 5xx are retried.
+ * failure whose message is the record's failure reason; network errors and 5xx are retried. Each
+ * failure carries in its details the spec code a caller waiting for the upload is answered with,
+ * as upstream failures carry theirs (upstream-failure.ts).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -17,6 +19,7 @@ import { publicOnlyLookup, refuseUnsafeUrl } from '../core/net/address-policy';
 import { openCredentials } from '../core/upstream/credentials';
 import { uploadVideoFile } from '../core/upstream/shop/content';
 import { videoFormat } from '../sandbox/media';
+import type { ErrorCode } from '../core/errors';
 import { asActivityFailure } from './upstream-failure';
 
 /** Redirects followed at most; each target is checked like the first URL. */
@@ -32,7 +35,14 @@ const SHOP_UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-const rejected = (reason: string) => ApplicationFailure.nonRetryable(reason, VIDEO_REJECTED);
+/** The caller's source is at fault: 2001, as any refused input. */
+const rejected = (reason: string) => ApplicationFailure.create({ message: reason, type: VIDEO_REJECTED, nonRetryable: true, details: [{ code: 2001 satisfies ErrorCode }] });
+/**
+ * The source is in trouble, not the request: answered like an official API in trouble (the
+ * source is the upstream of this call), 3002 when it did not deliver in time, 3001 otherwise.
+ */
+const unavailable = (reason: string, code: 3001 | 3002 = 3001) =>
+  ApplicationFailure.create({ message: reason, type: VIDEO_SOURCE_UNAVAILABLE, nonRetryable: false, details: [{ code: code satisfies ErrorCode }] });
 
 export function createVideoActivities(deps: ActivityDeps) {
   // One agent per worker. Unless insecure sources are allowed (local development), every
@@ -83,7 +93,7 @@ export function createVideoActivities(deps: ActivityDeps) {
           await res.body.dump();
           const reason = `sourceUrl answered HTTP ${res.statusCode}`;
           // The source may recover from its own failure; a 4xx says the request is wrong.
-          throw res.statusCode >= 500 || res.statusCode === 429 ? ApplicationFailure.retryable(reason, VIDEO_SOURCE_UNAVAILABLE) : rejected(reason);
+          throw res.statusCode >= 500 || res.statusCode === 429 ? unavailable(reason) : rejected(reason);
         }
         const declared = Number(res.headers['content-length']);
         if (Number.isFinite(declared) && declared > input.maxBytes) {
@@ -191,7 +201,7 @@ function networkFailure(err: unknown, signal?: AbortSignal): unknown {
   const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
   if (code === 'EADDRNOTPUBLIC') return rejected(`sourceUrl refused: ${(err as Error).message}`);
   if (signal?.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
-    return ApplicationFailure.retryable('sourceUrl did not deliver the file in time', VIDEO_SOURCE_UNAVAILABLE);
+    return unavailable('sourceUrl did not deliver the file in time', 3002);
   }
-  return ApplicationFailure.retryable(`sourceUrl could not be fetched: ${(err as Error).message}`, VIDEO_SOURCE_UNAVAILABLE);
+  return unavailable(`sourceUrl could not be fetched: ${(err as Error).message}`);
 }

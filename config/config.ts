@@ -198,7 +198,13 @@ export const VARIABLES = {
   VIDEO_MAX_BYTES: variable({ doc: 'Largest video accepted by POST /v1/videos, in bytes (the shop track also keeps its own 100 MB limit)', parse: positiveInt, fallback: 1_073_741_824, example: '1073741824' }),
   VIDEO_URL_TTL_MS: variable({ doc: 'Validity of a video track videoUrl; the record expires with it (the spec: 7 days)', parse: positiveInt, fallback: 604_800_000, example: '604800000' }),
   REMOTE_UPLOAD_TIMEOUT_MS: variable({ doc: 'Time allowed to fetch one sourceUrl', parse: positiveInt, fallback: 1_800_000, example: '1800000' }),
-  UPLOAD_WAIT_MS: variable({ doc: 'How long POST /v1/videos waits for a shop hand-off before answering with status processing', parse: positiveInt, fallback: 60_000, example: '60000' }),
+  VIDEO_FETCH_WAIT_MS: variable({
+    doc: 'How long POST /v1/videos with a sourceUrl waits for the upload to finish (the fetch and, on the shop track, the hand-off) so it can answer videoUrl or fileId; past it the answer is status processing with where to poll',
+    parse: positiveInt,
+    fallback: 10_000,
+    example: '10000',
+  }),
+  UPLOAD_WAIT_MS: variable({ doc: 'How long a multipart POST /v1/videos to a shop track seat waits for the hand-off to the shop (for the fileId) before answering with status processing', parse: positiveInt, fallback: 60_000, example: '60000' }),
   PUBLISH_POLL_INTERVAL_MS: variable({ doc: 'Pause between official status polls of a publish (the spec: 5 to 10 s)', parse: positiveInt, fallback: 5_000, example: '5000' }),
   PUBLISH_POLL_ATTEMPTS: variable({ doc: 'Polls at that pace before slowing down (the spec: about 30)', parse: positiveInt, fallback: 30, example: '30' }),
   PUBLISH_SLOW_POLL_SCHEDULE_MS: variable({

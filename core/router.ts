@@ -148,6 +148,7 @@ export function createCore(deps: CoreDeps): Core {
       taskQueue: deps.taskQueue,
       settings: deps.videos,
       allowInsecureSourceUrls: deps.allowInsecureSourceUrls,
+      logger: deps.logger,
       resolve: deps.resolve,
     }),
     publishing: new PublishService({

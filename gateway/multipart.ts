@@ -23,15 +23,22 @@ export async function refuseInput(transport: Transport, req: FastifyRequest, mes
   throw new ApiError(2001, message, { data: { field } });
 }
 
+/** Something after the file part, which a route may refuse: the field it concerns and why. */
+export interface PartAfterFile {
+  field: string;
+  reason: string;
+}
+
 /**
  * The text fields named in `allowed`, then the part named `file`, whose stream the caller reads.
- * `what` names the file in messages ("the video", "the image").
+ * `what` names the file in messages ("the video", "the image"). `afterFile`, once the file is read,
+ * says what follows it, if anything does: another part, or a body broken after it.
  */
 export async function fieldsThenFile(
   req: FastifyRequest,
   transport: Transport,
   opts: { allowed: readonly string[]; what: string },
-): Promise<{ fields: Record<string, string>; file: MultipartFile }> {
+): Promise<{ fields: Record<string, string>; file: MultipartFile; afterFile: () => Promise<PartAfterFile | undefined> }> {
   const names = opts.allowed.join(' or ');
   const fields: Record<string, string> = {};
   const parts = req.parts()[Symbol.asyncIterator]();
@@ -55,7 +62,15 @@ export async function fieldsThenFile(
       continue;
     }
     if (part.fieldname !== 'file') await refuseInput(transport, req, `${part.fieldname}: is not a known field; send ${opts.what} as the part named file`, part.fieldname);
-    return { fields, file: part };
+    const afterFile = async (): Promise<PartAfterFile | undefined> => {
+      try {
+        const after = await parts.next();
+        return after.done ? undefined : { field: after.value.fieldname, reason: 'must come before the file part' };
+      } catch (err) {
+        return { field: 'body', reason: `malformed multipart/form-data after the file part (${(err as Error).message})` };
+      }
+    };
+    return { fields, file: part, afterFile };
   }
 }
 

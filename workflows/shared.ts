@@ -100,6 +100,12 @@ export interface VideoUploadInput {
 export interface VideoUploadResult {
   status: 'available' | 'failed' | 'expired';
   failureReason?: string;
+  /**
+   * Of a failure: the spec's error code a caller still waiting for the upload is answered with
+   * (2001 a source the service will not take, 3001/3002 a source or official API in trouble), as
+   * the activity that failed classified it; absent when it did not (a timeout of our own).
+   */
+  failureCode?: number;
 }
 
 export interface VideoLifetimeInput {

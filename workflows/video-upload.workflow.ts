@@ -62,7 +62,8 @@ export async function videoUploadWorkflow(input: VideoUploadInput): Promise<Vide
     if (!(err instanceof ActivityFailure)) throw err;
     const failureReason = reasonOf(err);
     await records.failVideoUpload({ videoId, reason: failureReason });
-    return { status: 'failed', failureReason };
+    const failureCode = codeOf(err);
+    return { status: 'failed', failureReason, ...(failureCode === undefined ? {} : { failureCode }) };
   }
 }
 
@@ -70,4 +71,12 @@ function reasonOf(err: ActivityFailure): string {
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && cause.message) return cause.message;
   return cause?.message || 'the upload failed';
+}
+
+/** The spec code the activity put in its failure's details (activities/videos.activities.ts, activities/upstream-failure.ts). */
+function codeOf(err: ActivityFailure): number | undefined {
+  const cause = err.cause;
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const code = (cause.details?.[0] as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' ? code : undefined;
 }

@@ -1,11 +1,12 @@
 /**
  * The video library: records of uploaded videos per seat. A direct upload is split in two calls
  * around the gateway's streaming of the file (BeginUpload authorizes and opens the record,
- * CompleteUpload registers what was stored); a remote upload is a workflow. The video track yields
- * a signed media URL valid for `urlTtlMs`, the shop track a file id from the shop's upload API.
+ * CompleteUpload registers what was stored); a remote upload is a workflow, which the request
+ * waits for up to `fetchWaitMs` so that most answers carry the result. The video track yields a
+ * signed media URL valid for `urlTtlMs`, the shop track a file id from the shop's upload API.
  */
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type {
   BeginUploadRequest,
   CompleteUploadRequest,
@@ -18,7 +19,7 @@ import type {
 } from '../../gen/vps/video/v1/video_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
-import { findCustomerSeatByAccount, findSeat, type SeatRow } from '../db/repositories/seats';
+import { findCustomerSeatByAccount, findSeat, listSeatsOfCustomer, type SeatRow } from '../db/repositories/seats';
 import {
   clearStorageKey,
   findVideo,
@@ -30,7 +31,8 @@ import {
   type VideoRow,
 } from '../db/repositories/videos';
 import { VIDEO_STATUSES, type VideoStatus } from '../db/schema';
-import { ApiError, invalidField } from '../errors';
+import { ApiError, invalidField, isErrorCode } from '../errors';
+import type { Logger } from '../logger';
 import { newId } from '../ids';
 import { storageKeyOf, toVideo, VIDEO_CONTENT_TYPES } from '../mappers/videos';
 import type { MediaStore } from '../media/storage';
@@ -38,7 +40,7 @@ import { probeStoredVideo } from '../media/probe';
 import type { TokenSigner } from '../media/signed-tokens';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
 import { workflowIds } from '../temporal/workflow-ids';
-import { VIDEO_LIFETIME_END_SIGNAL, type VideoLifetimeInput, type VideoUploadInput } from '../../workflows/shared';
+import { VIDEO_LIFETIME_END_SIGNAL, type VideoLifetimeInput, type VideoUploadInput, type VideoUploadResult } from '../../workflows/shared';
 import { workSearchAttributes } from '../temporal/search-attributes';
 
 export interface VideoSettings {
@@ -46,8 +48,10 @@ export interface VideoSettings {
   maxBytes: number;
   /** Validity of a video track URL; the record expires with it. */
   urlTtlMs: number;
-  /** How long an upload request waits for the shop hand-off before answering processing. */
+  /** How long a direct upload waits for the shop hand-off before answering processing. */
   uploadWaitMs: number;
+  /** How long a remote upload waits for its workflow (fetch, and shop hand-off) before answering processing. */
+  fetchWaitMs: number;
   /** Time allowed to fetch a remote source. */
   remoteTimeoutMs: number;
 }
@@ -61,6 +65,10 @@ export const MAX_PAGE_SIZE = 100;
 const MAX_FILE_NAME = 255;
 const MAX_ACCOUNT = 255;
 const VIDEO_ID = /^vid_[0-9a-z]{26}$/;
+/** Seats named in the message that asks which one: enough to choose from; GET /v1/seats has them all. */
+const MAX_SEATS_NAMED = 10;
+/** Where each upload takes its target fields, for the messages that ask for them. */
+const TARGET_FIELDS_GO = { multipart: 'as a field before the file part', remote: 'in the JSON body' } as const;
 
 export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
   constructor(
@@ -73,6 +81,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
       taskQueue: string;
       settings: VideoSettings;
       allowInsecureSourceUrls: boolean;
+      logger: Logger;
       resolve?: Resolver;
     },
   ) {}
@@ -87,12 +96,13 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
   }
 
   /**
-   * The seat an upload targets, named by id or by its bound account. An id that is unknown or
-   * another customer's is 1005; an account none of the caller's seats holds, or an unbound seat, 1007.
+   * The seat an upload targets, named by id or by its bound account, or else the caller's only
+   * bound seat. An id that is unknown or another customer's is 1005; an account none of the
+   * caller's seats holds, or an unbound seat, 1007.
    */
-  private async targetSeat(customerId: string, req: { seatId: string; account: string }): Promise<SeatRow> {
+  private async targetSeat(customerId: string, req: { seatId: string; account: string }, upload: keyof typeof TARGET_FIELDS_GO): Promise<SeatRow> {
     if (req.seatId && req.account) throw invalidField('seatId', 'give either seatId or account, not both');
-    if (!req.seatId && !req.account) throw invalidField('seatId', 'is required (or account)');
+    if (!req.seatId && !req.account) return this.onlyBoundSeat(customerId, TARGET_FIELDS_GO[upload]);
     if (req.account) {
       // Errors name the account in the message only: `data` travels as a header, which cannot carry every character.
       if (req.account.length > MAX_ACCOUNT) throw invalidField('account', `must be at most ${MAX_ACCOUNT} characters`);
@@ -106,9 +116,30 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     return seat;
   }
 
+  /**
+   * With no seatId or account, the upload goes to the one library it can go to: the caller's only
+   * bound seat. Several are ambiguous (2001, naming them and the fields to send); none is the
+   * binding rule's 1007, since no field the caller could send would do.
+   */
+  private async onlyBoundSeat(customerId: string, fieldsGo: string): Promise<SeatRow> {
+    const seats = await listSeatsOfCustomer(this.deps.db, customerId);
+    const bound = seats.filter((s) => s.accountId !== null);
+    if (bound.length === 1) return bound[0]!;
+    if (bound.length === 0) {
+      const yours = seats.length === 0 ? 'you have no seats' : seats.length === 1 ? 'your seat is not bound to an account' : `none of your ${seats.length} seats is bound to an account`;
+      throw new ApiError(1007, `no seat to upload to: ${yours}; bind one first (GET /v1/seats lists yours), then upload`);
+    }
+    const named = bound.slice(0, MAX_SEATS_NAMED).map((s) => `${s.id} (${s.track}, account ${s.accountId})`);
+    const more = bound.length > named.length ? `, and ${bound.length - named.length} more: GET /v1/seats` : '';
+    // Accounts in the message only: `data` travels as a header (see ApiError); seat ids are ours and plain.
+    throw new ApiError(2001, `seatId: is required when you have more than one bound seat; send seatId (one of: ${named.join(', ')}${more}) or account, ${fieldsGo}`, {
+      data: { field: 'seatId', seatIds: bound.slice(0, MAX_SEATS_NAMED).map((s) => s.id) },
+    });
+  }
+
   async beginUpload(req: BeginUploadRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    const seat = await this.targetSeat(customerId, req);
+    const seat = await this.targetSeat(customerId, req, 'multipart');
     if (req.fileName.length > MAX_FILE_NAME) throw invalidField('file', `file name must be at most ${MAX_FILE_NAME} characters`);
     if (req.fileName.includes('\u0000')) throw invalidField('file', 'file name must not contain the NUL character');
     const id = newId('vid');
@@ -166,7 +197,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     const processing = await transitionVideo(this.deps.db, id, ['uploading'], { ...file, status: 'processing' });
     if (!processing) return { video: this.message((await findVideo(this.deps.db, id))!) };
     const handle = await this.failUnless(processing, () => this.startUpload(processing));
-    await this.waitFor(handle);
+    refuseFailed(await this.outcomeWithin(handle, this.deps.settings.uploadWaitMs), id);
     return { video: this.message((await findVideo(this.deps.db, id))!) };
   }
 
@@ -176,7 +207,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     if (req.sourceUrl.length > MAX_URL_LENGTH) throw invalidField('sourceUrl', `must be at most ${MAX_URL_LENGTH} characters`);
     // The seat first, as on every path (an account error says the account reference is wrong);
     // it also spares a DNS lookup for a request that cannot go ahead.
-    const seat = await this.targetSeat(customerId, req);
+    const seat = await this.targetSeat(customerId, req, 'remote');
     const refusal = await refuseUnsafeUrl(req.sourceUrl, { allowInsecure: this.deps.allowInsecureSourceUrls, resolve: this.deps.resolve });
     if (refusal) throw invalidField('sourceUrl', refusal);
     const url = new URL(req.sourceUrl);
@@ -190,8 +221,10 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
       sourceUrl: url.href,
       fileName: fileNameOf(url),
     });
-    await this.failUnless(row, () => this.startUpload(row));
-    return { video: this.message(row) };
+    const handle = await this.failUnless(row, () => this.startUpload(row));
+    // The spec's answer carries videoUrl or fileId, so the request waits for them a while.
+    refuseFailed(await this.outcomeWithin(handle, this.deps.settings.fetchWaitMs), row.id, 'sourceUrl');
+    return { video: this.message((await findVideo(this.deps.db, row.id))!) };
   }
 
   async listVideos(req: ListVideosRequest, ctx: HandlerContext) {
@@ -304,19 +337,44 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     }
   }
 
-  /** Waits for the shop hand-off up to uploadWaitMs; the caller then reads the record as it is. */
-  private async waitFor(handle: { result(): Promise<unknown> }): Promise<void> {
+  /**
+   * How the upload's workflow ended, if it ends within `waitMs`; undefined past that, and the
+   * caller reads the record as it is. Only a courtesy, as the publish intake's wait for its share
+   * id: the upload is under way whatever happens here, so a wait that fails (Temporal
+   * unreachable) ends with the record as it is rather than failing a request whose work goes on.
+   */
+  private async outcomeWithin(handle: WorkflowHandle, waitMs: number): Promise<VideoUploadResult | undefined> {
+    const bound = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.settings.uploadWaitMs)));
-    const result = handle.result().then(
-      () => undefined,
-      // Not an error of this call: the workflow writes a failed upload onto the record (status
-      // failed, failureReason), and the record is what the caller is answered with.
-      () => undefined,
-    );
-    await Promise.race([result, timeout]);
-    clearTimeout(timer);
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => {
+        // Ends the long poll behind result() too, rather than leaving it open until the upload ends.
+        bound.abort();
+        resolve(undefined);
+      }, waitMs);
+    });
+    const client = await this.deps.temporalClient();
+    const result = client.withAbortSignal(bound.signal, () => handle.result() as Promise<VideoUploadResult>).catch((err: unknown) => {
+      if (!bound.signal.aborted) this.deps.logger.warn({ err, workflowId: handle.workflowId }, 'could not wait for an upload workflow; answering with the record as it is');
+      return undefined;
+    });
+    try {
+      return await Promise.race([result, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
+}
+
+/**
+ * An upload that failed while its request waited is that request's failure, answered with the
+ * code the failing activity gave it (5000 without one); the record keeps the reason too. A 2001
+ * names the caller's input that caused it, where there is one.
+ */
+function refuseFailed(outcome: VideoUploadResult | undefined, videoId: string, input?: string): void {
+  if (outcome?.status !== 'failed') return;
+  const code = outcome.failureCode !== undefined && isErrorCode(outcome.failureCode) ? outcome.failureCode : 5000;
+  throw new ApiError(code, outcome.failureReason ?? 'the upload failed', { data: { videoId, ...(code === 2001 && input ? { field: input } : {}) } });
 }
 
 function fileFacts(req: CompleteUploadRequest) {

@@ -37,7 +37,14 @@ export function videoJson(video: Video): VideoJson {
   };
 }
 
-/** The upload response: the record, and the path that follows it. */
+/** The upload response: the record, the path that follows it, and while it is unfinished, how to. */
 export function uploadedVideoJson(video: Video) {
-  return { ...videoJson(video), statusPath: `/v1/videos/${video.id}` };
+  const record = videoJson(video);
+  const statusPath = `/v1/videos/${video.id}`;
+  const result = record.track === 'video' ? 'videoUrl' : 'fileId';
+  const next =
+    record.status === 'processing'
+      ? `the upload is still running: GET ${statusPath} every 5 to 10 seconds until status is available (with ${result}) or failed (with failureReason); no event announces it`
+      : null;
+  return { ...record, statusPath, next };
 }

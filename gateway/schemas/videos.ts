@@ -52,7 +52,15 @@ export type VideoJson = Static<typeof VideoJson>;
 /** The upload response: the record and where to follow it. */
 export const UploadedVideoJson = Type.Composite([
   VideoJson,
-  Type.Object({ statusPath: Type.String({ description: 'GET this path to follow the upload (status, then videoUrl or fileId)' }) }),
+  Type.Object({
+    statusPath: Type.String({ description: 'GET this path to follow the upload (status, then videoUrl or fileId)' }),
+    next: Nullable(
+      Type.String({
+        description:
+          'Null once the upload has finished. While status is processing (a fetch or shop hand-off that outlasted the wait of this request), what to do: poll statusPath until status is available or failed; no event announces it',
+      }),
+    ),
+  }),
 ]);
 export type UploadedVideoJson = Static<typeof UploadedVideoJson>;
 
@@ -61,9 +69,12 @@ export const VideoPageJson = Type.Object({
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
 });
 
+/** Both optional when the caller has exactly one bound seat: the upload then goes to it. */
 const SeatOrAccount = {
-  seatId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The seat to upload for; or account' })),
-  account: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'A bound account of one of your seats: businessId, username or creatorUserOpenId; or seatId' })),
+  seatId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The seat to upload for; or account. Either may be left out when you have exactly one bound seat' })),
+  account: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'A bound account of one of your seats: businessId, username or creatorUserOpenId; or seatId. Either may be left out when you have exactly one bound seat' }),
+  ),
 };
 
 export const RemoteUploadBody = Type.Object(

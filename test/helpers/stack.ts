@@ -54,7 +54,7 @@ export interface Stack {
 }
 
 /** Uploads and publishing on a test's time scale: polls every 100 ms, short waits. */
-export const TEST_VIDEOS: VideoSettings = { maxBytes: 64 * 1024 * 1024, urlTtlMs: 604_800_000, uploadWaitMs: 20_000, remoteTimeoutMs: 10_000 };
+export const TEST_VIDEOS: VideoSettings = { maxBytes: 64 * 1024 * 1024, urlTtlMs: 604_800_000, uploadWaitMs: 20_000, fetchWaitMs: 20_000, remoteTimeoutMs: 10_000 };
 export const TEST_PUBLISHING: PublishSettings = {
   pollIntervalMs: 100,
   pollAttempts: 30,

@@ -5,7 +5,6 @@
  */
 import { shopState } from '../../sandbox/shop/state';
 import { call } from '../helpers/http';
-import { eventually } from '../helpers/receivers';
 import type { TestSandbox } from '../helpers/sandbox';
 import { createTenant, type Stack, type Tenant } from '../helpers/stack';
 import { bindSandboxSeat, startWorkingStack, type WorkingStack } from '../helpers/working-stack';
@@ -21,6 +20,8 @@ interface VideoJson {
   sha256: string | null;
   workflowId: string | null;
   failureReason: string | null;
+  seatId?: string;
+  next?: string | null;
 }
 
 describe('video library (shop track)', () => {
@@ -58,19 +59,24 @@ describe('video library (shop track)', () => {
     expect(file).toMatchObject({ size: bytes.length, format: 'MP4' });
   });
 
-  it('fetches a remote source for the shop track and hands it over in the same workflow', async () => {
-    const res = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4`, seatId } });
-    expect(res.body.data.status).toBe('processing');
-    const done = await eventually(() => call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${res.body.data.id}`, { key: tenant.apiKey }), (r) => r.body.data.status !== 'processing', 20_000, 100);
-    expect(done.body.data).toMatchObject({ status: 'available', fileId: expect.any(String), sha256: sha256(source.video) });
+  it('fetches a remote source for the shop track, hands it over in the same workflow and answers the file id', async () => {
+    // No seatId or account: the tenant's only bound seat is this shop seat, so its library it is.
+    const res = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4` } });
+    expect({ code: res.body.code, message: res.body.message }).toEqual({ code: 0, message: 'ok' });
+    expect(res.body.data).toMatchObject({ seatId, track: 'shop', status: 'available', fileId: expect.any(String), videoUrl: null, sha256: sha256(source.video), next: null });
+    expect(shopState(sb.sandbox.context).files.usableVideo(openId, res.body.data.fileId!)).toMatchObject({ size: source.video.length });
+    // The record reads the same.
+    const record = await call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${res.body.data.id}`, { key: tenant.apiKey });
+    expect(record.body.data).toMatchObject({ status: 'available', fileId: res.body.data.fileId });
   });
 
-  it('fails the record with the shop’s reason when the shop refuses the token', async () => {
+  it('answers the shop’s refusal of the token as an error with its code, and fails the record with the shop’s reason', async () => {
     const { account, seatId: revokedSeatId } = await bindSandboxSeat(env, tenant, 'shop');
     await sb.control('POST', `/_sandbox/accounts/${account.openId}/deauthorize`);
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: revokedSeatId }, { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(4096) } }]);
-    expect(res.body.code).toBe(0);
-    expect(res.body.data).toMatchObject({ status: 'failed', fileId: null, failureReason: expect.any(String) });
-    expect(await stack.media.size(`videos/${res.body.data.id}`)).toBeUndefined();
+    const res = await uploadMultipart<{ videoId: string }>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: revokedSeatId }, { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(4096) } }]);
+    expect(res.body).toMatchObject({ code: 3001, message: expect.any(String), data: { videoId: expect.any(String) } });
+    const record = await call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${res.body.data.videoId}`, { key: tenant.apiKey });
+    expect(record.body.data).toMatchObject({ status: 'failed', fileId: null, failureReason: res.body.message });
+    expect(await stack.media.size(`videos/${res.body.data.videoId}`)).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The video library on the video track, end to end over real HTTP: direct multipart uploads whose
  * videoUrl serves the same bytes (with ranges), remote uploads fetched by a workflow from a
- * loopback server with each way they fail, the list, the record, soft delete, and the refusals.
+ * loopback server with each way they fail, answered once fetched or past the wait with where to
+ * poll, the upload's target when no seat is named, the list, the record, soft delete, and the
+ * refusals.
  */
 import { Readable } from 'node:stream';
 import { ConnectError, createClient } from '@connectrpc/connect';
@@ -34,6 +36,7 @@ interface VideoJson {
   deletedAt: string | null;
   workflowId: string | null;
   statusPath?: string;
+  next?: string | null;
 }
 
 describe('video library (video track)', () => {
@@ -59,7 +62,6 @@ describe('video library (video track)', () => {
 
   const get = (id: string, key = tenant.apiKey) => call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${id}`, { key });
   const remote = (json: unknown, key = tenant.apiKey) => call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key, json });
-  const settled = (id: string) => eventually(() => get(id), (r) => r.body.data.status !== 'processing', 20_000, 100).then((r) => r.body.data);
 
   it('stores a direct upload, answers available with a videoUrl that serves the same bytes', async () => {
     const bytes = mp4Bytes(300 * 1024);
@@ -99,7 +101,8 @@ describe('video library (video track)', () => {
 
     // The file is where the record says, and the record reads the same through GET.
     expect(await stack.media.size(`videos/${video.id}`)).toBe(bytes.length);
-    const { statusPath: _, ...record } = video;
+    const { statusPath: _, next, ...record } = video;
+    expect(next).toBeNull();
     expect((await get(video.id)).body.data).toEqual(record);
   });
 
@@ -143,7 +146,6 @@ describe('video library (video track)', () => {
   it('refuses malformed uploads with 2001 naming the field, and 1001 first for an anonymous caller', async () => {
     const file = { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(1024) } };
     const cases: Array<[Parameters<typeof uploadMultipart>[2], RegExp]> = [
-      [[file], /^seatId: is required/],
       [[{ name: 'seatId', value: seatId }, { name: 'account', value: account }, file], /^seatId: give either seatId or account/],
       [[{ name: 'seatId', value: seatId }], /^file: is required/],
       [[{ name: 'seatId', value: seatId }, { name: 'color', value: 'red' }, file], /^color: is not a known field/],
@@ -194,13 +196,24 @@ describe('video library (video track)', () => {
     expect(list.body.data.items).toEqual([]);
   });
 
-  it('fetches a remote source in a workflow: answers processing at once, then available with the same bytes', async () => {
+  it('fetches a remote source in a workflow and answers once it is fetched: available, with a videoUrl serving the same bytes', async () => {
     const res = await remote({ sourceUrl: `${source.url}/redirect`, seatId });
-    expect(res.body.code).toBe(0);
-    expect(res.body.data).toMatchObject({ status: 'processing', source: 'remote', sourceUrl: `${source.url}/redirect`, fileName: 'redirect', videoUrl: null, workflowId: `upload-${res.body.data.id}`, statusPath: `/v1/videos/${res.body.data.id}` });
-    const done = await settled(res.body.data.id);
-    expect(done).toMatchObject({ status: 'available', container: 'MP4', sizeBytes: source.video.length, sha256: sha256(source.video) });
-    const download = await fetch(done.videoUrl!);
+    expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 200, code: 0, message: 'ok' });
+    expect(res.body.data).toMatchObject({
+      status: 'available',
+      source: 'remote',
+      sourceUrl: `${source.url}/redirect`,
+      fileName: 'redirect',
+      container: 'MP4',
+      sizeBytes: source.video.length,
+      sha256: sha256(source.video),
+      videoUrl: expect.stringMatching(new RegExp(`^${stack.baseUrl}/media/videos/${res.body.data.id}\\?`)),
+      fileId: null,
+      workflowId: `upload-${res.body.data.id}`,
+      statusPath: `/v1/videos/${res.body.data.id}`,
+      next: null,
+    });
+    const download = await fetch(res.body.data.videoUrl!);
     expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(source.video));
   });
 
@@ -210,19 +223,21 @@ describe('video library (video track)', () => {
     ['/huge', 'file: larger than the limit of 1048576 bytes'],
     ['/declared-huge', expect.stringMatching(/^file: larger than the limit of 1048576 bytes/)],
     ['/redirects/6', 'more than 5 redirects'],
-  ])('fails a remote upload of %s with its reason on the record', async (path, reason) => {
+  ])('answers a remote upload of %s that fails while it waits with 2001 and the reason, which the record keeps', async (path, reason) => {
     const res = await remote({ sourceUrl: `${source.url}${path}`, seatId });
-    expect(res.body.data.status).toBe('processing');
-    const done = await settled(res.body.data.id);
-    expect(done).toMatchObject({ status: 'failed', failureReason: reason, videoUrl: null });
-    expect(await stack.media.size(`videos/${done.id}`)).toBeUndefined();
+    expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 422, code: 2001, message: reason });
+    const { videoId, field } = res.body.data as unknown as { videoId: string; field: string };
+    expect(field).toBe('sourceUrl');
+    expect((await get(videoId)).body.data).toMatchObject({ status: 'failed', failureReason: reason, videoUrl: null });
+    expect(await stack.media.size(`videos/${videoId}`)).toBeUndefined();
   });
 
-  it('retries a source answering 5xx a few times, then fails with its status', async () => {
+  it('retries a source answering 5xx a few times, then answers 3001 with its status', async () => {
     const before = source.hits.get('/flaky') ?? 0;
     const res = await remote({ sourceUrl: `${source.url}/flaky`, seatId });
-    const done = await settled(res.body.data.id);
-    expect(done).toMatchObject({ status: 'failed', failureReason: 'sourceUrl answered HTTP 503' });
+    expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 502, code: 3001, message: 'sourceUrl answered HTTP 503' });
+    const { videoId } = res.body.data as unknown as { videoId: string };
+    expect((await get(videoId)).body.data).toMatchObject({ status: 'failed', failureReason: 'sourceUrl answered HTTP 503' });
     expect((source.hits.get('/flaky') ?? 0) - before).toBe(3);
   });
 
@@ -231,9 +246,74 @@ describe('video library (video track)', () => {
       const res = await remote({ sourceUrl, seatId });
       expect({ sourceUrl, code: res.body.code, message: res.body.message }).toEqual({ sourceUrl, code: 2001, message: expect.stringMatching(/^sourceUrl/) });
     }
-    expect((await remote({ sourceUrl: `${source.url}/video.mp4` })).body).toMatchObject({ code: 2001, message: expect.stringMatching(/^seatId/) });
     expect((await remote({ sourceUrl: `${source.url}/video.mp4`, seatId, extra: 1 })).body).toMatchObject({ code: 2001, message: expect.stringMatching(/^extra/) });
     expect((await remote({ sourceUrl: `${source.url}/video.mp4`, seatId: 'a\u0000b' })).body.code).toBe(2001);
+  });
+
+  describe('with no seatId or account', () => {
+    const file = (name = 'any.mp4') => ({ name: 'file', value: { fileName: name, bytes: mp4Bytes(2048) } });
+
+    it('uploads to the only bound seat, by multipart and by sourceUrl; unbound seats do not count', async () => {
+      const own = await createTenant(stack);
+      await stack.admin.createSeat({ customerId: own.customerId, track: Track.VIDEO, name: 'not bound yet' });
+      const only = await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
+      const direct = await uploadMultipart<VideoJson>(stack.baseUrl, own.apiKey, [file('bare.mp4')]);
+      expect(direct.body).toMatchObject({ code: 0, data: { seatId: only.id, track: 'video', status: 'available', videoUrl: expect.any(String) } });
+      const fetched = await remote({ sourceUrl: `${source.url}/video.mp4` }, own.apiKey);
+      expect(fetched.body).toMatchObject({ code: 0, data: { seatId: only.id, track: 'video', status: 'available', videoUrl: expect.any(String) } });
+    });
+
+    it('refuses a field after the file part, which could have named another seat, with 2001 and keeps no bytes', async () => {
+      const own = await createTenant(stack);
+      await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
+      const res = await uploadMultipart<{ videoId: string; field: string }>(stack.baseUrl, own.apiKey, [file(), { name: 'seatId', value: 'seat_elsewhere' }]);
+      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 422, code: 2001, message: expect.stringMatching(/^seatId: must come before the file part/) });
+      expect((await get(res.body.data.videoId, own.apiKey)).body.data.status).toBe('failed');
+      expect(await stack.media.size(`videos/${res.body.data.videoId}`)).toBeUndefined();
+    });
+
+    it('answers 2001 naming every bound seat, its track and account, and the fields to send, when there are several; a named seat still wins', async () => {
+      const own = await createTenant(stack);
+      const accounts = { video: uniqueAccount('biz'), shop: uniqueAccount('creator') };
+      const videoSeat = await createBoundSeat(stack, own, Track.VIDEO, accounts.video);
+      const shopSeat = await createBoundSeat(stack, own, Track.SHOP, accounts.shop);
+      const seats = [
+        { id: videoSeat.id, text: `${videoSeat.id} (video, account ${accounts.video})` },
+        { id: shopSeat.id, text: `${shopSeat.id} (shop, account ${accounts.shop})` },
+      ].sort((a, b) => a.id.localeCompare(b.id));
+      const choose = `seatId: is required when you have more than one bound seat; send seatId (one of: ${seats.map((x) => x.text).join(', ')}) or account`;
+
+      const direct = await uploadMultipart(stack.baseUrl, own.apiKey, [file()]);
+      expect({ status: direct.status, body: direct.body }).toEqual({
+        status: 422,
+        body: { code: 2001, message: `${choose}, as a field before the file part`, data: { field: 'seatId', seatIds: seats.map((x) => x.id) } },
+      });
+      const fetched = await remote({ sourceUrl: `${source.url}/video.mp4` }, own.apiKey);
+      expect({ status: fetched.status, code: fetched.body.code, message: fetched.body.message }).toEqual({ status: 422, code: 2001, message: `${choose}, in the JSON body` });
+      // Nothing was opened for either.
+      expect((await call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: own.apiKey })).body.data.items).toEqual([]);
+
+      const bySeat = await uploadMultipart<VideoJson>(stack.baseUrl, own.apiKey, [{ name: 'seatId', value: videoSeat.id }, file()]);
+      expect(bySeat.body).toMatchObject({ code: 0, data: { seatId: videoSeat.id, status: 'available' } });
+      const byAccount = await remote({ sourceUrl: `${source.url}/video.mp4`, account: accounts.video }, own.apiKey);
+      expect(byAccount.body).toMatchObject({ code: 0, data: { seatId: videoSeat.id, status: 'available' } });
+    });
+
+    it('answers 1007 when no seat is bound, saying to bind one first', async () => {
+      const unbound = await createTenant(stack);
+      await stack.admin.createSeat({ customerId: unbound.customerId, track: Track.VIDEO, name: 'not bound yet' });
+      const res = await uploadMultipart(stack.baseUrl, unbound.apiKey, [file()]);
+      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+        status: 409,
+        code: 1007,
+        message: 'no seat to upload to: your seat is not bound to an account; bind one first (GET /v1/seats lists yours), then upload',
+      });
+      const seatless = await createTenant(stack);
+      expect((await remote({ sourceUrl: `${source.url}/video.mp4` }, seatless.apiKey)).body).toMatchObject({
+        code: 1007,
+        message: 'no seat to upload to: you have no seats; bind one first (GET /v1/seats lists yours), then upload',
+      });
+    });
   });
 
   it('lists the library newest first with cursor pages and filters, and gets single records', async () => {
@@ -387,5 +467,42 @@ describe('video library (video track)', () => {
     expect((await call(stack.baseUrl, 'DELETE', '/v1/videos/vid_00000000000000000000000000', { key: lapsed.apiKey })).body.code).toBe(1003);
     const list = await call<{ items: unknown[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: lapsed.apiKey });
     expect(list.body).toMatchObject({ code: 0, data: { items: [] } });
+  });
+});
+
+describe('a remote upload that outlasts the wait (VIDEO_FETCH_WAIT_MS)', () => {
+  const WAIT_MS = 1_000;
+  let env: WorkingStack;
+  let source: SourceServer;
+  let tenant: Tenant;
+  let seatId: string;
+
+  beforeAll(async () => {
+    env = await startWorkingStack('videos-slow', { stack: { videos: { maxBytes: 1024 * 1024, fetchWaitMs: WAIT_MS } } });
+    source = await startSourceServer();
+    tenant = await createTenant(env.stack);
+    seatId = (await createBoundSeat(env.stack, tenant, Track.VIDEO, uniqueAccount('biz'))).id;
+  }, 120_000);
+  afterAll(async () => {
+    await env?.close();
+    await source?.close();
+  });
+
+  it('answers processing after the wait, saying where to poll, and the record completes later', async () => {
+    const started = Date.now();
+    const res = await call<VideoJson>(env.stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/slow?ms=4000`, seatId } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_MS);
+    expect({ code: res.body.code, message: res.body.message }).toEqual({ code: 0, message: 'ok' });
+    const { id } = res.body.data;
+    expect(res.body.data).toMatchObject({
+      status: 'processing',
+      videoUrl: null,
+      statusPath: `/v1/videos/${id}`,
+      next: `the upload is still running: GET /v1/videos/${id} every 5 to 10 seconds until status is available (with videoUrl) or failed (with failureReason); no event announces it`,
+    });
+    const done = await eventually(() => call<VideoJson>(env.stack.baseUrl, 'GET', res.body.data.statusPath!, { key: tenant.apiKey }), (r) => r.body.data.status !== 'processing', 20_000, 100);
+    expect(done.body.data).toMatchObject({ status: 'available', sha256: sha256(source.video), videoUrl: expect.any(String) });
+    const download = await fetch(done.body.data.videoUrl!);
+    expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(source.video));
   });
 });

@@ -3,7 +3,8 @@
  * JSON (a sourceUrl the service fetches, in a workflow) or multipart/form-data (a direct upload):
  * core authorizes and opens the record (BeginUpload) before a byte is stored, the file part is
  * streamed to the media store with constant memory under core's size cap, its container is
- * recognised from its first bytes, and core registers it (CompleteUpload, with the ticket).
+ * recognised from its first bytes, and core registers it (CompleteUpload, with the ticket). Core
+ * also chooses the target when seatId and account are both left out.
  */
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,7 +18,7 @@ import { IDEMPOTENT_REPLAYED_HEADER } from '../../../core/interceptors/idempoten
 import { MediaTooLargeError, type MediaStore } from '../../../core/media/storage';
 import { videoFormat } from '../../../sandbox/media';
 import { uploadedVideoJson, videoJson } from '../../presenters/videos';
-import { discardRest, FIELD_LIMIT_BYTES, fieldsThenFile, refuseInput } from '../../multipart';
+import { discardRest, FIELD_LIMIT_BYTES, fieldsThenFile, refuseInput, type PartAfterFile } from '../../multipart';
 import { defineRoute, forwardedHeaders, forwardResponseHeaders, nulField } from '../../rpc-route';
 import { okEnvelope } from '../../schemas/common';
 import { ListVideosQuery, MultipartUploadFields, RemoteUploadBody, UploadedVideoJson, VideoIdParams, VideoJson, VideoPageJson } from '../../schemas/videos';
@@ -83,7 +84,7 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
       config: { access: Access.WRITE },
       attachValidation: true,
       schema: {
-        summary: 'Upload a video: multipart/form-data with seatId or account then the file part, or JSON with sourceUrl',
+        summary: 'Upload a video: multipart/form-data with seatId or account then the file part, or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
         // The multipart schema documents the form; its parts are streamed and checked one by one.
         body: { content: { 'application/json': { schema: RemoteUploadBody }, 'multipart/form-data': { schema: MultipartUploadFields } } },
         response: { 200: okEnvelope(UploadedVideoJson) },
@@ -110,12 +111,8 @@ async function remoteUpload(req: FastifyRequest, reply: FastifyReply, transport:
 async function directUpload(req: FastifyRequest, reply: FastifyReply, opts: UploadRouteOptions) {
   const { transport } = opts;
   try {
-    const { fields, file } = await fieldsThenFile(req, transport, { allowed: ['seatId', 'account'], what: 'the video' });
-    if (fields.seatId !== undefined && fields.account !== undefined) await refuseInput(transport, req, 'seatId: give either seatId or account, not both', 'seatId');
-    if (fields.seatId === undefined && fields.account === undefined) {
-      await refuseInput(transport, req, 'seatId: is required (or account), as a field before the file part', 'seatId');
-    }
-    const video = await storeFile(req, reply, opts, file, fields);
+    const { fields, file, afterFile } = await fieldsThenFile(req, transport, { allowed: ['seatId', 'account'], what: 'the video' });
+    const video = await storeFile(req, reply, opts, file, fields, afterFile);
     return { code: 0, message: 'ok', data: uploadedVideoJson(video) };
   } catch (err) {
     discardRest(req, reply);
@@ -123,7 +120,14 @@ async function directUpload(req: FastifyRequest, reply: FastifyReply, opts: Uplo
   }
 }
 
-async function storeFile(req: FastifyRequest, reply: FastifyReply, opts: UploadRouteOptions, part: MultipartFile, fields: Record<string, string>): Promise<Video> {
+async function storeFile(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  opts: UploadRouteOptions,
+  part: MultipartFile,
+  fields: Record<string, string>,
+  afterFile: () => Promise<PartAfterFile | undefined>,
+): Promise<Video> {
   const { transport, media } = opts;
   // Authenticates, meters and checks the seat before any byte is stored.
   const begun = await transport.unary(VideoService.method.beginUpload, undefined, undefined, forwardedHeaders(req), {
@@ -159,6 +163,17 @@ async function storeFile(req: FastifyRequest, reply: FastifyReply, opts: UploadR
     // Core fails the record (the media store removed the partial file) and answers 2001 with the reason.
     await complete({ failureReason: reason });
     throw new ApiError(2001, reason, { data: { field: 'file' } });
+  }
+  if (fields.seatId === undefined && fields.account === undefined) {
+    // Core chose the target before the file arrived; a part after it may have been meant to name
+    // another seat (curl sends -F parts in the order given), so it fails rather than being ignored.
+    const late = await afterFile();
+    if (late) {
+      const why = late.field === 'body' ? '' : ' (without seatId or account before it, the upload went to your only bound seat)';
+      const reason = `${late.field}: ${late.reason}${why}`;
+      await complete({ failureReason: reason });
+      throw new ApiError(2001, reason, { data: { field: late.field } });
+    }
   }
   const res = await complete({ sizeBytes: stored.sizeBytes, sha256: stored.sha256, container: videoFormat(stored.head) ?? '' });
   return res.message.video!;
