@@ -15,7 +15,7 @@ import { clearStorageKey, expireVideo, findVideo, transitionVideo } from '../cor
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
 import { MediaTooLargeError } from '../core/media/storage';
 import { probeStoredVideo } from '../core/media/probe';
-import { publicOnlyLookup, refuseUnsafeUrl } from '../core/net/address-policy';
+import { contactableLookup, refuseUnsafeUrl } from '../core/net/address-policy';
 import { openCredentials } from '../core/upstream/credentials';
 import { uploadVideoFile } from '../core/upstream/shop/content';
 import { videoFormat } from '../sandbox/media';
@@ -48,7 +48,7 @@ export function createVideoActivities(deps: ActivityDeps) {
   // One agent per worker. Unless insecure sources are allowed (local development), every
   // connection's resolved address is checked at connect time, so DNS re-pointed to a private
   // address after the URL was checked is still refused.
-  const agent = new Agent(deps.allowInsecureSourceUrls ? {} : { connect: { lookup: publicOnlyLookup } });
+  const agent = new Agent({ connect: { lookup: contactableLookup(deps.allowInsecureSourceUrls) } });
 
   /** The response of the URL after following redirects by hand, each hop checked again. */
   async function follow(url: string, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {

@@ -8,7 +8,8 @@ import type { EventRow } from '../core/db/repositories/events';
 import type { WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import { eventBody } from '../core/events/present';
 import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
-import { publicOnlyLookup } from '../core/net/address-policy';
+import { isIP } from 'node:net';
+import { contactableLookup, isContactable } from '../core/net/address-policy';
 
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
 const MAX_REASON_BODY = 200;
@@ -24,16 +25,19 @@ export interface PushResult {
 
 export type WebhookPush = (push: { endpoint: WebhookEndpointRow; event: EventRow; deliveryId: string; timeoutMs: number }) => Promise<PushResult>;
 
-/** `allowInsecure`: local development and tests only, http and private addresses may receive pushes. */
+/** `allowInsecure`: local development and tests only, http and loopback addresses may receive pushes. */
 export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush {
   // One agent per worker: keeps connections to receivers alive between attempts and drains.
-  const agent = new Agent({ keepAliveTimeout: 30_000, ...(opts.allowInsecure ? {} : { connect: { lookup: publicOnlyLookup } }) });
+  const agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: contactableLookup(opts.allowInsecure) } });
   return async ({ endpoint, event, deliveryId, timeoutMs }) => {
     const body = JSON.stringify(eventBody(event));
     const startedAt = new Date();
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
+      // Connecting to an IP literal asks no lookup: checked here, for endpoints registered under an older policy.
+      const host = new URL(endpoint.url).hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) && !isContactable(host, opts.allowInsecure)) throw Object.assign(new Error(`address ${host} is not one the service may contact`), { code: 'EADDRNOTPUBLIC' });
       const response = await request(endpoint.url, {
         method: 'POST',
         dispatcher: agent,

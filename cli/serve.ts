@@ -64,6 +64,8 @@ export function missingSettings(roles: Set<Role>, env: Env): string[] {
 export interface Running {
   urls: Record<string, string>;
   devApiKey?: string;
+  /** Whether http and loopback webhook URLs are accepted, for the banner. */
+  localWebhooks?: boolean;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         await close().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
       }
     })());
+
+  // The embedded mode is local development: a receiver or a source on this machine works out of
+  // the box. Private, link-local and metadata addresses stay refused whatever is set here.
+  const embedded = all && !env.DATABASE_URL;
+  const local = { webhooks: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS ?? embedded, sources: env.VPS_ALLOW_INSECURE_SOURCE_URLS ?? embedded };
 
   // Only --role all embeds Postgres, Temporal and the secrets; every other lack is named at once.
   const missing = all ? [] : missingSettings(roles, env);
@@ -208,7 +215,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         sealedBox: sealedBox!,
         adminToken,
         ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
-        allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
+        allowInsecureWebhookUrls: local.webhooks,
         temporalClient: temporalClient!,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         tokenRefresh,
@@ -231,7 +238,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
           submitRetryInitialMs: env.PUBLISH_SUBMIT_RETRY_MS,
           submitWaitMs: env.PUBLISH_SUBMIT_WAIT_MS,
         },
-        allowInsecureSourceUrls: env.VPS_ALLOW_INSECURE_SOURCE_URLS,
+        allowInsecureSourceUrls: local.sources,
         shop: {
           productCacheTtlMs: env.PRODUCT_CACHE_TTL_MS,
           precheck: { dailyQuota: env.PRECHECK_DAILY_QUOTA, pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS, pollAttempts: env.PRECHECK_POLL_ATTEMPTS },
@@ -264,11 +271,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         sealedBox: sealedBox!,
         upstream: upstream!,
         events: events!,
-        allowInsecureWebhookUrls: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS,
+        allowInsecureWebhookUrls: local.webhooks,
         disableEndpointAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
         maxInFlightPerEndpoint: env.WEBHOOK_MAX_IN_FLIGHT,
         media,
-        allowInsecureSourceUrls: env.VPS_ALLOW_INSECURE_SOURCE_URLS,
+        allowInsecureSourceUrls: local.sources,
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
         metrics,
@@ -331,7 +338,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     }
     // In the background: start-up does not wait on Temporal for work that only needs to exist soon.
     if (startRefreshes) void startRefreshes();
-    return { urls, devApiKey, stop };
+    return { urls, devApiKey, stop, ...(roles.has('core') ? { localWebhooks: local.webhooks } : {}) };
   } catch (err) {
     await stop();
     throw err;
@@ -366,6 +373,14 @@ export function banner(running: Running, dataDir: string): string {
       '',
       'Try it:',
       `  curl -s ${running.urls.API}/seats -H 'Authorization: Bearer ${running.devApiKey}'`,
+    );
+  }
+  if (running.localWebhooks !== undefined) {
+    lines.push(
+      '',
+      running.localWebhooks
+        ? 'Local webhooks: http and loopback URLs are accepted (e.g. http://localhost:3000/hook); VPS_ALLOW_INSECURE_WEBHOOK_URLS=false refuses them'
+        : 'Local webhooks: refused (https to public addresses only); VPS_ALLOW_INSECURE_WEBHOOK_URLS=true accepts http and loopback URLs',
     );
   }
   return `${lines.join('\n')}\n`;

@@ -155,15 +155,13 @@ export const VARIABLES = {
   CONSOLE_SESSION_TTL_MS: variable({ doc: 'A console session unused this long ends (it is extended on use)', parse: positiveInt, fallback: 43_200_000, example: '43200000' }),
   CONSOLE_SESSION_MAX_AGE_MS: variable({ doc: 'However active, a console session ends this long after sign-in', parse: positiveInt, fallback: 604_800_000, example: '604800000' }),
   VPS_ALLOW_INSECURE_WEBHOOK_URLS: variable({
-    doc: 'Accept http and loopback/private webhook URLs: local development and tests only',
+    doc: 'Accept http and loopback webhook URLs (local development and tests); private, link-local and metadata addresses stay refused. Unset: on in the embedded mode (--role all without DATABASE_URL), off otherwise',
     parse: bool,
-    fallback: false,
     example: 'false',
   }),
   VPS_ALLOW_INSECURE_SOURCE_URLS: variable({
-    doc: 'Accept http and loopback/private sourceUrl addresses for remote uploads: local development and tests only',
+    doc: 'Accept http and loopback sourceUrl addresses for remote uploads (local development and tests); private, link-local and metadata addresses stay refused. Unset: on in the embedded mode, off otherwise',
     parse: bool,
-    fallback: false,
     example: 'false',
   }),
   VPLAT_API_BASE: variable({

@@ -1,8 +1,10 @@
 /**
  * Which network addresses the service may be asked to contact on a customer's behalf (webhook
- * URLs now; remote uploads later). Only public unicast addresses pass: private, loopback,
- * link-local (which includes the cloud metadata address), CGNAT, multicast and reserved ranges are
- * refused, in IPv4, IPv6 and IPv4-mapped IPv6 form.
+ * URLs, remote uploads). Only public unicast addresses pass: private, loopback, link-local (which
+ * includes the cloud metadata address), CGNAT, multicast and reserved ranges are refused, in IPv4,
+ * IPv6 and IPv4-mapped IPv6 form. Local development may open http and loopback (`allowInsecure`,
+ * on by default in the embedded mode); the other ranges stay refused in every mode, so a local
+ * switch never reaches a private network or the metadata service.
  */
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
@@ -44,6 +46,23 @@ for (const [net, prefix] of [
   ['ff00::', 8],
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+export function isLoopbackAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  const mapped = family === 6 ? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] : undefined;
+  if (mapped) return loopback.check(mapped, 'ipv4');
+  return loopback.check(ip, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** Whether the service may connect to the address: public, or loopback when local URLs are allowed. */
+export function isContactable(ip: string, allowLoopback: boolean): boolean {
+  return isPublicAddress(ip) || (allowLoopback && isLoopbackAddress(ip));
 }
 
 export function isPublicAddress(ip: string): boolean {
@@ -91,7 +110,6 @@ export async function refuseUnsafeUrl(
   }
   if (url.protocol !== 'https:' && !(opts.allowInsecure && url.protocol === 'http:')) return 'must use https';
   if (url.username || url.password) return 'must not contain credentials';
-  if (opts.allowInsecure) return undefined;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (isIP(host)) addresses = [host];
@@ -103,22 +121,32 @@ export async function refuseUnsafeUrl(
     }
   }
   if (addresses.length === 0) return `host ${host} does not resolve`;
-  const bad = addresses.find((a) => !isPublicAddress(a));
-  return bad ? `must resolve to a public address (${host} resolves to ${bad})` : undefined;
+  const bad = addresses.find((a) => !isContactable(a, opts.allowInsecure));
+  if (!bad) return undefined;
+  return opts.allowInsecure
+    ? `must resolve to a public or loopback address (${host} resolves to ${bad}; private, link-local and metadata addresses are refused in every mode)`
+    : `must resolve to a public address (${host} resolves to ${bad})`;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * A `lookup` for outgoing connections that refuses non-public addresses at connect time, so a name
- * that resolved to a public address when the URL was registered cannot be re-pointed at a private
- * one later (DNS rebinding). Handles both the single-address and the `all` forms Node asks for.
+ * A `lookup` for outgoing connections that refuses what the policy refuses at connect time, so a
+ * name that resolved to a public address when the URL was registered cannot be re-pointed at a
+ * private one later (DNS rebinding). Handles both the single-address and the `all` forms Node asks
+ * for. A connection to an IP literal skips lookups: callers check the URL with refuseUnsafeUrl too.
  */
-export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+export function contactableLookup(allowLoopback: boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => checkedLookup(hostname, options, callback, allowLoopback);
+}
+
+export const publicOnlyLookup = contactableLookup(false);
+
+function checkedLookup(hostname: string, options: LookupOptions, callback: LookupCallback, allowLoopback: boolean): void {
   dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const list = addresses as LookupAddress[];
-    const refused = list.find((a) => !isPublicAddress(a.address));
+    const refused = list.find((a) => !isContactable(a.address, allowLoopback));
     if (refused) {
       const error: NodeJS.ErrnoException = new Error(`address ${refused.address} of ${hostname} is not public`);
       error.code = 'EADDRNOTPUBLIC';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import { cleanEnv, spawnChild, type ChildHandle } from '../helpers/processes';
-import { eventually } from '../helpers/receivers';
+import { eventually, startWebhookReceiver } from '../helpers/receivers';
 
 const run = promisify(execFile);
 
@@ -77,6 +77,22 @@ describe('npm start from a clean data folder', () => {
     // Where `vps` finds the service with nothing set: the address it really listens on.
     expect(fs.readFileSync(path.join(dataDir, 'base-url'), 'utf8')).toBe(`http://127.0.0.1:${port}\n`);
 
+    // Local webhooks work out of the box in the embedded mode, as the banner says; private
+    // addresses stay refused there too.
+    expect(output).toContain('Local webhooks: http and loopback URLs are accepted');
+    const receiver = await startWebhookReceiver();
+    const register = async (url: string) =>
+      (await (
+        await fetch(`http://localhost:${port}/v1/webhook-endpoints`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url, eventTypes: ['vplat.comment.created'] }),
+        })
+      ).json()) as { code: number; message: string };
+    expect(await register(receiver.url)).toMatchObject({ code: 0 });
+    expect(await register('http://192.168.1.10/hook')).toMatchObject({ code: 2001, message: expect.stringContaining('refused in every mode') });
+    expect(await register('http://169.254.169.254/latest/meta-data')).toMatchObject({ code: 2001 });
+
     // The demo video seat is subscribed to the emulator's webhooks: a comment there lands in the log.
     await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/accounts/sandbox-business-0001/comments`, {
       method: 'POST',
@@ -88,6 +104,9 @@ describe('npm start from a clean data folder', () => {
       (b) => b.data.items.length > 0,
     );
     expect(events.data.items[0]!.type).toBe('vplat.comment.created');
+    // …and is pushed to the local receiver.
+    await eventually(async () => receiver.pushes.length, (n) => n > 0, 30_000);
+    await receiver.close();
 
     // npm itself dies by the forwarded signal; what matters is that the service stopped in order
     // and left nothing behind: its ports, the dev server's included, are free again.

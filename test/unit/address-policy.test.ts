@@ -130,6 +130,30 @@ describe('refuseUnsafeUrl', () => {
     expect(refusal).toBeUndefined();
   });
 
+  it('accepts a name resolving to loopback, over http, when local URLs are allowed', async () => {
+    expect(await refuseUnsafeUrl('http://localhost:3000/hook', { allowInsecure: true, resolve: resolvesTo('127.0.0.1', '::1') })).toBeUndefined();
+  });
+
+  it.each([
+    ['http://10.0.0.5/hook', '10.0.0.5'],
+    ['http://172.16.3.4/hook', '172.16.3.4'],
+    ['http://192.168.1.10/hook', '192.168.1.10'],
+    ['http://169.254.169.254/latest/meta-data', '169.254.169.254'],
+    ['http://[fd00::1]/hook', 'fd00::1'],
+    ['http://[fe80::1]/hook', 'fe80::1'],
+  ])('refuses the private, link-local or metadata address %s even when local URLs are allowed', async (raw, address) => {
+    const refusal = await refuseUnsafeUrl(raw, { allowInsecure: true, resolve: mustNotResolve });
+
+    expect(refusal).toContain('refused in every mode');
+    expect(refusal).toContain(address);
+  });
+
+  it('refuses a name resolving to a private address even when local URLs are allowed', async () => {
+    const refusal = await refuseUnsafeUrl('http://printer.lan/hook', { allowInsecure: true, resolve: resolvesTo('192.168.0.20') });
+
+    expect(refusal).toContain('192.168.0.20');
+  });
+
   it.each(['not a url', '/relative/path', ''])('refuses %j as not an absolute URL', async (raw) => {
     const refusal = await refuseUnsafeUrl(raw, { allowInsecure: false, resolve: mustNotResolve });
 
