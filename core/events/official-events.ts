@@ -83,6 +83,22 @@ export function messageSentKey(messageId: string): string {
 }
 
 /**
+ * The spec's parent_comment_id: the number 0 for a top-level comment, and only when the platform
+ * says it is one (comment_type "comment", or a parent id of 0), because auto-reply consumers answer
+ * exactly those and the account's own replies arrive as comment events too. A reply keeps its
+ * parent; a comment the platform does not place either way gets null, which no consumer takes for
+ * top-level. The official push sends parent_comment_id for replies only.
+ */
+export function parentCommentId(data: Record<string, unknown>): unknown {
+  const given = data.parent_comment_id;
+  const zero = given === 0 || given === '0';
+  const hasParent = given !== undefined && given !== null && given !== '' && !zero;
+  if (hasParent) return given;
+  if (zero || data.comment_type === 'comment') return 0;
+  return null;
+}
+
+/**
  * Undefined for a push the service does not log. Content too deep to store is refused (2001); a
  * time that is not one (the content's `timestamp` in ms, else the envelope's `create_time` in s)
  * gives way to the next, and to `receivedAt` last.
@@ -91,8 +107,7 @@ export function normalizeOfficial(webhook: OfficialWebhook, content: Record<stri
   const type = typeOf(webhook.event, content);
   if (!type) return undefined;
   const data = storable(content, 0) as Record<string, unknown>;
-  // The spec: parent_comment_id is the number 0 for a top-level comment.
-  if (webhook.event === 'comment.update' && (data.comment_type !== 'reply' || data.parent_comment_id === undefined)) data.parent_comment_id = 0;
+  if (webhook.event === 'comment.update') data.parent_comment_id = parentCommentId(data);
   const occurredAt = instant(content.timestamp) ?? instant(typeof webhook.create_time === 'number' ? webhook.create_time * 1000 : undefined) ?? receivedAt;
   const sentId = webhook.event === 'im_send_msg' && typeof data.message_id === 'string' && data.message_id ? data.message_id : undefined;
   return { type, event: webhook.event, occurredAt, data, sourceKey: sentId ? messageSentKey(sentId) : officialSourceKey(webhook) };

@@ -127,8 +127,8 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
         // Numbers, as the platform sends them; see the id note in comment-store.ts for why they stay exact.
         comment_id: Number(c.commentId),
         video_id: Number(c.videoId),
-        // Our spec asks for 0 on a top-level comment; the reference lists the field for replies only.
-        parent_comment_id: Number(c.parentCommentId ?? 0),
+        // As the reference has it: replies only. The service's event gives a top-level comment 0.
+        ...(c.parentCommentId ? { parent_comment_id: Number(c.parentCommentId) } : {}),
         comment_type: c.parentCommentId ? 'reply' : 'comment',
         comment_action: action,
         unique_identifier: c.author.uniqueIdentifier,

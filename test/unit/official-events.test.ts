@@ -28,6 +28,19 @@ describe('official events', () => {
     expect(normalizeOfficial(webhook('comment.update', reply), reply)!.data.parent_comment_id).toBe(1);
   });
 
+  it.each([
+    ['a reply without its parent id', { comment_type: 'reply' }, null],
+    ['a reply with an empty parent id', { comment_type: 'reply', parent_comment_id: '' }, null],
+    ['a comment with neither type nor parent', {}, null],
+    ['a comment without a type but with a parent', { parent_comment_id: 77 }, 77],
+    ['a comment without a type whose parent id is 0', { parent_comment_id: 0 }, 0],
+    ['a parent id of "0" as text', { comment_type: 'reply', parent_comment_id: '0' }, 0],
+    ['a top-level comment that names a parent anyway (kept: not top-level)', { comment_type: 'comment', parent_comment_id: 5 }, 5],
+  ])('labels %s with parent_comment_id %p, never 0 unless the platform says so', (_name, fields, expected) => {
+    const content = { comment_id: 3, comment_action: 'insert', ...fields };
+    expect(normalizeOfficial(webhook('comment.update', content), content)!.data.parent_comment_id).toBe(expected);
+  });
+
   it('maps messages, and ignores what the service does not log', () => {
     expect(normalizeOfficial(webhook('im_receive_msg', {}), {})!.type).toBe('vplat.message.received');
     expect(normalizeOfficial(webhook('im_send_msg', {}), {})!.type).toBe('vplat.message.sent');
