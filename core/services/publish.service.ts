@@ -32,7 +32,7 @@ import { probeOfRow } from '../mappers/videos';
 import { mediaUrl, type TokenSigner } from '../media/signed-tokens';
 import { AccountSettingsCache } from '../publishing/account-settings';
 import { anchorTextProblem } from '../publishing/anchor-text';
-import { captionProblem } from '../publishing/caption';
+import { captionProblem, MAX_PHOTO_CAPTION_UTF16, MAX_PHOTO_TITLE_UTF16 } from '../publishing/caption';
 import { PublishIntake, type IntakeSettings } from '../publishing/intake';
 import { libraryVideoOf } from '../publishing/library-video';
 import { productAnchorText } from '../publishing/product-anchor';
@@ -150,8 +150,9 @@ export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
     if (req.photoCoverIndex !== undefined && (req.photoCoverIndex < 0 || req.photoCoverIndex >= req.photoUrls.length)) {
       throw invalidField('photoCoverIndex', `must index one of the ${req.photoUrls.length} photoUrls, from 0`);
     }
-    const caption = captionProblem(req.caption);
+    const caption = captionProblem(req.caption, MAX_PHOTO_CAPTION_UTF16);
     if (caption) throw invalidField('caption', caption);
+    if (req.title.length > MAX_PHOTO_TITLE_UTF16) throw invalidField('title', `must be at most ${MAX_PHOTO_TITLE_UTF16} UTF-16 code units (got ${req.title.length})`);
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'video', 'account');
     const settings = await this.settingsOf(seat);
     if (settings && !settings.privacy_level_options.includes(req.privacyLevel as PrivacyLevel)) {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_CAPTION_UTF16 } from '../../core/publishing/caption';
+import { MAX_CAPTION_UTF16, MAX_PHOTO_CAPTION_UTF16, MAX_PHOTO_TITLE_UTF16 } from '../../core/publishing/caption';
 import { PUBLISH_STATUSES } from '../../core/db/schema';
 import { REASON_CATEGORIES } from '../../core/publishing/status';
 import { MAX_PHOTOS, MAX_SHOP_TITLE_UTF16 } from '../../core/services/publish.service';
@@ -81,8 +81,9 @@ export const PhotoPublishBody = Type.Object(
     photoUrls: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: MAX_PHOTOS, description: `1 to ${MAX_PHOTOS} public image URLs` }),
     privacyLevel: literals(PRIVACY_LEVELS),
     photoCoverIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PHOTOS - 1 })),
-    title: Text(90, 'Title'),
-    caption: Text(MAX_CAPTION_UTF16 * 2, `At most ${MAX_CAPTION_UTF16} UTF-16 code units and 30 mentions`),
+    // UTF-16 limits are checked by core, as for the video caption; these bound what is read.
+    title: Text(MAX_PHOTO_TITLE_UTF16 * 2, `At most ${MAX_PHOTO_TITLE_UTF16} UTF-16 code units`),
+    caption: Text(MAX_PHOTO_CAPTION_UTF16 * 2, `At most ${MAX_PHOTO_CAPTION_UTF16} UTF-16 code units (the official photo limit) and 30 mentions`),
     autoAddMusic: Bool('Let the platform add music'),
     isBrandOrganic: Bool('Brand organic content'),
     isBrandedContent: Bool('Branded content'),

@@ -177,6 +177,19 @@ describe('video track publishing', () => {
     expect(noPrivacy.body).toMatchObject({ code: 2001, message: expect.stringContaining('privacyLevel') });
   });
 
+  it('takes a photo caption up to the official photo limit of 4,000 UTF-16 code units, beyond the video caption limit, and a title up to 90', async () => {
+    const photo = `${media.url}/photo.jpg`;
+    const body = (extra: object) => ({ account: account.openId, photoUrls: [photo], privacyLevel: 'SELF_ONLY', ...extra });
+    // 2000 emoji outside the BMP are 4000 UTF-16 code units: the photo limit exactly, far past the video one.
+    const long = await api('POST', '/v1/vplat/v1.3/business/photo/publish', body({ caption: '\u{1F600}'.repeat(2000) }));
+    expect(long.body.code).toBe(0);
+    expect((await until(long.body.data.id, (r) => r.status !== 'submitted' && r.status !== 'publish_processing')).status).toBe('publish_complete');
+    const tooLong = await api('POST', '/v1/vplat/v1.3/business/photo/publish', body({ caption: `${'\u{1F600}'.repeat(2000)}a` }));
+    expect(tooLong.body).toMatchObject({ code: 2001, message: 'caption: must be at most 4000 UTF-16 code units (got 4001)' });
+    const title = await api('POST', '/v1/vplat/v1.3/business/photo/publish', body({ title: '\u{1F600}'.repeat(45) + 'a' }));
+    expect(title.body).toMatchObject({ code: 2001, message: 'title: must be at most 90 UTF-16 code units (got 91)' });
+  });
+
   describe('validation', () => {
     // 1100 emoji outside the BMP are 2200 UTF-16 code units: the limit exactly.
     const emoji = '\u{1F600}'.repeat(1100);
