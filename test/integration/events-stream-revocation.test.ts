@@ -2,16 +2,35 @@
  * An open event stream outlives the request that authenticated it: revoking its key or disabling
  * its user must cut it off at the next heartbeat, not leave it streaming until it reconnects.
  */
+import os from 'node:os';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import type { FastifyInstance } from 'fastify';
+import { createLogger } from '../../core/logger';
+import { MediaStore } from '../../core/media/storage';
+import { buildApp } from '../../gateway/app';
 import { call } from '../helpers/http';
 import { SseReader, type SseBlock } from '../helpers/sse';
 import { createTenant, recordServiceEvent, startStack, type Stack, type Tenant } from '../helpers/stack';
 
 describe('GET /v1/events/stream after its credential is withdrawn', () => {
   let stack: Stack;
+  /** A second gateway, another process's in production: it reaches the same core over Connect HTTP. */
+  let second: FastifyInstance;
+  let secondUrl: string;
   beforeAll(async () => {
     stack = await startStack({ sseHeartbeatMs: 200 });
+    second = await buildApp({
+      transport: createConnectTransport({ baseUrl: stack.coreUrl, httpVersion: '1.1', useBinaryFormat: true }),
+      logger: createLogger('silent', 'test'),
+      media: new MediaStore(os.tmpdir()),
+      maxUploadBytes: 1024,
+    });
+    secondUrl = await second.listen({ host: '127.0.0.1', port: 0 });
   });
-  afterAll(() => stack?.close());
+  afterAll(async () => {
+    await second?.close();
+    await stack?.close();
+  });
 
   const open = (tenant: Tenant) => SseReader.open(`${stack.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
   const record = (tenant: Tenant, n: number) => recordServiceEvent(stack, tenant, n);
@@ -37,6 +56,23 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
     await reader.cancel();
     const again = await call(stack.baseUrl, 'GET', '/v1/events/stream', { key: tenant.apiKey });
     expect([again.status, again.body.code]).toEqual([401, 1001]);
+  });
+
+  it('ends the key\'s streams on every gateway within seconds of the revocation', async () => {
+    const tenant = await createTenant(stack);
+    const onFirst = await open(tenant);
+    const onSecond = await SseReader.open(`${secondUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+    await record(tenant, 1);
+    for (const reader of [onFirst, onSecond]) expect(JSON.parse((await reader.nextEvent()).data!)).toMatchObject({ type: 'service.endpoint.test' });
+
+    await stack.admin.revokeApiKey({ id: tenant.apiKeyId });
+    const [restFirst, restSecond] = await Promise.all([untilEnded(onFirst, 3_000), untilEnded(onSecond, 3_000)]);
+    for (const rest of [restFirst, restSecond]) expect(rest.every((b) => b.comment === 'heartbeat' || b.retry !== undefined)).toBe(true);
+    await Promise.all([onFirst.cancel(), onSecond.cancel()]);
+    for (const base of [stack.baseUrl, secondUrl]) {
+      const again = await call(base, 'GET', '/v1/events/stream', { key: tenant.apiKey });
+      expect([again.status, again.body.code]).toEqual([401, 1001]);
+    }
   });
 
   it('ends the streams of a disabled user, and keeps other customers\' streams open', async () => {
