@@ -50,6 +50,12 @@ export const videos = pgTable(
     /** Video track: when the signed URL was issued and when it (and the record) expires. */
     urlIssuedAt: timestamp('url_issued_at', { withTimezone: true, precision: 3 }),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
+    /**
+     * Video track: when a start of the lifetime workflow (the timer to expiresAt) was confirmed by
+     * Temporal. Null on an available record means no start is known to have succeeded: the
+     * workers' periodic repair starts one (README, Decisions: video expiry repair).
+     */
+    lifetimeStartedAt: timestamp('lifetime_started_at', { withTimezone: true, precision: 3 }),
     failureReason: text('failure_reason'),
     /**
      * Shop track: the publish record that holds the file id. Set once, under the row's lock, so
@@ -65,6 +71,10 @@ export const videos = pgTable(
   },
   (t) => [
     index('videos_customer_idx').on(t.customerId, t.id),
+    // The repair's two questions, each over the few rows that can answer it: available records
+    // with no confirmed timer, and available records past their expiry.
+    index('videos_lifetime_unconfirmed_idx').on(t.urlIssuedAt).where(sql`${t.status} = 'available' and ${t.track} = 'video' and ${t.lifetimeStartedAt} is null`),
+    index('videos_available_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'available' and ${t.track} = 'video'`),
     check('videos_track_check', sql`${t.track} in ('video', 'shop')`),
     check('videos_status_check', sql`${t.status} in ('uploading', 'processing', 'available', 'failed', 'expired')`),
   ],
