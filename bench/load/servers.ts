@@ -180,11 +180,11 @@ async function startBaseline(database: Database, ratePerMinute: number, closers:
   });
   const unlisten = await database.listen(EVENTS_CHANNEL, (payload) => {
     const notice = parseEventNotice(payload);
-    if (!notice || !streams.get(notice.customerId)?.size) return;
+    if (!notice || !('position' in notice) || !streams.get(notice.customerId)?.size) return;
     listEvents(db, { customerId: notice.customerId, afterPosition: notice.position - 1, limit: 1 })
       .then(([row]) => {
         if (!row) return;
-        const frame = `id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(bodyFromMessage(toEventMessage(row)))}\n\n`;
+        const frame = `id: ${row.id}\ndata: ${JSON.stringify(bodyFromMessage(toEventMessage(row)))}\n\n`;
         for (const res of streams.get(notice.customerId) ?? []) res.write(frame);
       })
       .catch((err: unknown) => console.error('bench baseline: reading a notified event failed:', err));

@@ -8,8 +8,11 @@ import type { Database } from '../db/client';
 import type { Logger } from '../logger';
 import { EVENTS_CHANNEL, parseEventNotice } from './stream-channel';
 
-/** Told the position of a newly committed event of the subscribed customer. */
-export type NoticeListener = (position: number) => void;
+/**
+ * Told the position of a newly committed event of the subscribed customer, or 'credentials' when
+ * one of the customer's credentials was withdrawn.
+ */
+export type NoticeListener = (notice: number | 'credentials') => void;
 
 export class EventHub {
   private readonly subscribers = new Map<string, Set<NoticeListener>>();
@@ -86,7 +89,7 @@ export class EventHub {
     if (!listeners) return;
     for (const listener of listeners) {
       try {
-        listener(notice.position);
+        listener('credentials' in notice ? 'credentials' : notice.position);
       } catch (err) {
         // One faulty subscriber must not starve the others of the same notification.
         this.deps.logger.error({ err, customerId: notice.customerId }, 'event stream subscriber failed on a notification');

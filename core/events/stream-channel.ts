@@ -14,9 +14,28 @@ export function eventNoticePrefix(customerId: string): string {
   return `${customerId}:`;
 }
 
-export function parseEventNotice(payload: string): { customerId: string; position: number } | undefined {
+/**
+ * Sent on the same channel when one of the customer's credentials is withdrawn (a key revoked, a
+ * user disabled, a console session ended): every instance's open streams of that customer check
+ * their credential at once instead of at their next heartbeat, so a revoked key's streams end
+ * within a second on every gateway.
+ */
+export const CREDENTIALS_CHANGED = 'credentials';
+
+export function credentialsNotice(customerId: string): string {
+  return `${eventNoticePrefix(customerId)}${CREDENTIALS_CHANGED}`;
+}
+
+/** An event stored at a position, or the customer's credentials changed. */
+export type StreamNotice = { customerId: string; position: number } | { customerId: string; credentials: true };
+
+export function parseEventNotice(payload: string): StreamNotice | undefined {
   const at = payload.lastIndexOf(':');
-  const position = Number(payload.slice(at + 1));
-  if (at <= 0 || !Number.isSafeInteger(position)) return undefined;
-  return { customerId: payload.slice(0, at), position };
+  if (at <= 0) return undefined;
+  const customerId = payload.slice(0, at);
+  const tail = payload.slice(at + 1);
+  if (tail === CREDENTIALS_CHANGED) return { customerId, credentials: true };
+  const position = Number(tail);
+  if (!/^\d+$/.test(tail) || !Number.isSafeInteger(position)) return undefined;
+  return { customerId, position };
 }

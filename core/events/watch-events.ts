@@ -72,14 +72,18 @@ export async function* watchEvents(
 
   let stale = true;
   let wake: (() => void) | undefined;
-  const poke = () => {
-    stale = true;
+  /** A credential of the customer was withdrawn: a heartbeat now makes the caller check this stream's. */
+  let checkNow = false;
+  const poke = (notice?: number | 'credentials') => {
+    if (notice === 'credentials') checkNow = true;
+    else stale = true;
     wake?.();
   };
   // Subscribed before the log is read: an event committed from here on is either in the read
   // that follows or announced after it, so none falls between the replay and the live part.
   const unsubscribe = await deps.hub.subscribe(customerId, poke);
-  signal.addEventListener('abort', poke);
+  const onAbort = () => poke();
+  signal.addEventListener('abort', onAbort);
   let timer: NodeJS.Timeout | undefined;
   try {
     // Without a Last-Event-ID the stream starts now (the spec: only events after the connection).
@@ -105,6 +109,11 @@ export async function* watchEvents(
         continue;
       }
       const idleFor = Date.now() - quietSince;
+      if (checkNow) {
+        checkNow = false;
+        yield {};
+        continue;
+      }
       if (idleFor >= deps.heartbeatMs) {
         // A catch-up read with every heartbeat: a notification lost while the listening connection
         // reconnected delays an event by one heartbeat at most, never drops it.
@@ -122,7 +131,7 @@ export async function* watchEvents(
     }
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener('abort', poke);
+    signal.removeEventListener('abort', onAbort);
     unsubscribe();
   }
 }

@@ -7,6 +7,7 @@ import { rawQuery, type Db, type Executor } from '../client';
 import { consoleSessions, users } from '../schema';
 import { newId } from '../../ids';
 import { bucketDraw, meteredAccess, type AccessRow, type MeteredRow } from './access';
+import { notifyCredentialsWithdrawn } from './credential-notices';
 import type { UserRow } from './tenancy';
 
 export interface SessionLifetime {
@@ -36,7 +37,14 @@ export async function insertSession(db: Executor, input: { userId: string; token
 
 /** Ends one session; ending it twice is not an error. */
 export async function deleteSession(db: Executor, id: string): Promise<void> {
-  await db.delete(consoleSessions).where(eq(consoleSessions.id, id));
+  const [gone] = await db.delete(consoleSessions).where(eq(consoleSessions.id, id)).returning({ userId: consoleSessions.userId });
+  if (gone) await notifySessionsEnded(db, gone.userId);
+}
+
+/** The open streams of the user's customer check their credentials now (a session's streams end). */
+async function notifySessionsEnded(db: Executor, userId: string): Promise<void> {
+  const [user] = await db.select({ customerId: users.customerId }).from(users).where(eq(users.id, userId));
+  if (user) await notifyCredentialsWithdrawn(db, user.customerId);
 }
 
 /**
@@ -46,6 +54,7 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
 export async function deleteUserSessions(db: Executor, userId: string, opts: { all: boolean }): Promise<void> {
   const which = opts.all ? undefined : or(lt(consoleSessions.expiresAt, sql`clock_timestamp()`), lt(consoleSessions.absoluteExpiresAt, sql`clock_timestamp()`));
   await db.delete(consoleSessions).where(and(eq(consoleSessions.userId, userId), which));
+  if (opts.all) await notifySessionsEnded(db, userId);
 }
 
 export async function setUserPassword(db: Executor, userId: string, passwordHash: string): Promise<UserRow | undefined> {

@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { apiKeys, customers, users } from '../schema';
 import { newId } from '../../ids';
+import { notifyCredentialsWithdrawn } from './credential-notices';
 
 export type CustomerRow = typeof customers.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
@@ -70,6 +71,7 @@ export async function setUserDisabled(db: Executor, id: string, disabled: boolea
     .set({ disabledAt: disabled ? sql`coalesce(${users.disabledAt}, now())` : null })
     .where(eq(users.id, id))
     .returning();
+  if (row && disabled) await notifyCredentialsWithdrawn(db, row.customerId);
   return row;
 }
 
@@ -93,5 +95,6 @@ export async function revokeApiKey(db: Executor, id: string): Promise<ApiKeyRow 
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, id))
     .returning();
+  if (row) await notifyCredentialsWithdrawn(db, row.customerId);
   return row;
 }
