@@ -167,7 +167,7 @@ export function createCore(deps: CoreDeps): Core {
     prechecks: new PrecheckService({ db: deps.db, temporalClient: deps.temporalClient, taskQueue: deps.taskQueue, settings: deps.shop.precheck }),
     comments: new CommentService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
     messages: new MessageService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events }),
-    insights: new InsightService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
+    insights: new InsightService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events, logger: deps.logger }),
   };
   return {
     routes: (router) => {

@@ -1,7 +1,8 @@
 /**
  * The insight parameters' rules, pure so that they are tested without the stack: which fields a
  * caller may name, the daily series' date range, the post id filter, the page size and cursor,
- * and the benchmark category. Each refusal is 2001 naming the field (README: Decisions).
+ * the benchmark category, and the shop video list's title, time range and cursor. Each refusal is
+ * 2001 naming the field (README: Decisions).
  */
 import { ApiError, invalidField } from '../errors';
 import type { FieldTable } from '../upstream/mapping';
@@ -103,6 +104,64 @@ export function videoCursor(cursor: string): number | undefined {
   if (!cursor) return undefined;
   if (!/^\d{1,15}$/.test(cursor)) throw invalidField('cursor', 'must be the nextCursor of a previous page');
   return Number(cursor);
+}
+
+/**
+ * The shop video list's title filter: the text as given, trimmed; absent when empty. (Its length
+ * is capped in the route's schema at the longest title a shop post may have.)
+ */
+export function titleFilter(title: string): string | undefined {
+  if (title === '') return undefined;
+  const text = title.trim();
+  if (!text) throw invalidField('title', 'must contain text (a part of the video\'s title)');
+  return text;
+}
+
+/** Case folded for matching: composed first, so an accented letter typed either way is one letter. */
+const fold = (text: string) => text.normalize('NFC').toLowerCase();
+
+/** The title filter's rule: a case-insensitive substring of the title as published. */
+export function titleMatches(title: string, filter: string): boolean {
+  return fold(title).includes(fold(filter));
+}
+
+/** RFC 3339 (ISO 8601): date, time (seconds and fraction optional) and zone, Z or ±hh:mm. */
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** An instant written in ISO 8601 with its zone, kept to the millisecond; 2001 naming the field otherwise. */
+export function instant(field: string, value: string): Date {
+  // An unencoded "+" of an offset reaches us as a space: say so rather than only refuse.
+  const hint = / \d{2}:\d{2}$/.test(value) ? ' (send the "+" of an offset as %2B)' : '';
+  const refuse = (why: string) => invalidField(field, `${why}, e.g. 2026-11-01T09:30:00Z or 2026-11-01T10:30:00+01:00${hint}`);
+  const m = INSTANT.exec(value);
+  if (!m) throw refuse('must be an ISO 8601 date and time with a zone');
+  const part = (i: number) => Number(m[i] ?? 0);
+  const [year, month, day, hour, minute, second, zoneHours, zoneMinutes] = [1, 2, 3, 4, 5, 6, 9, 10].map(part) as [number, number, number, number, number, number, number, number];
+  // No video is older than 1970; Date.UTC would also read years below 100 as 19xx.
+  if (year < 1970) throw refuse('is before 1970');
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) throw refuse('is not a calendar date');
+  if (hour > 23 || minute > 59 || second > 59 || zoneHours > 23 || zoneMinutes > 59) throw refuse('is not a time of day');
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const offsetMinutes = (m[8] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
+  return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMinutes * 60_000);
+}
+
+/** The shop video list's time range: from inclusive, to exclusive, either may be left open. */
+export function timeRange(from: string, to: string): { from?: Date; to?: Date } {
+  const range = { ...(from ? { from: instant('from', from) } : {}), ...(to ? { to: instant('to', to) } : {}) };
+  if (range.from && range.to && range.to <= range.from) throw invalidField('to', `must be after from (${range.from.toISOString()})`);
+  return range;
+}
+
+/** The shop video list's cursor: the publish record id of the previous page's last video. */
+export function shopVideoCursor(cursor: string): string | undefined {
+  if (!cursor) return undefined;
+  if (!/^pub_[0-9a-z]{26}$/.test(cursor)) throw invalidField('cursor', 'must be the nextCursor of a previous page of this shop account\'s list');
+  return cursor;
 }
 
 export function businessCategory(category: string): BusinessCategory {

@@ -13,7 +13,7 @@ import type { EventRecorder } from '../events/recorder';
 import type { Upstream } from '../upstream';
 import { openCredentials } from '../upstream/credentials';
 import { getPublishStatus } from '../upstream/vplat/publishing';
-import { getVideoStatus } from '../upstream/shop/content';
+import { getVideoStatus, type VideoStatusData } from '../upstream/shop/content';
 import { categoryOfOfficialReason, failReason, isTerminal, normalizeOfficialStatus } from './status';
 
 export interface PublishRecordDeps {
@@ -116,13 +116,24 @@ export function changeFromOfficial(record: PublishRecordRow, official: { status:
   return change;
 }
 
-/** The official status in one shape for both tracks: the shop reports no reason or post id. */
-async function officialStatus(deps: PublishRecordDeps, record: PublishRecordRow, accessToken: string, shareId: string): Promise<{ status: string; post_ids?: string[]; reason?: string }> {
-  if (record.track === 'shop') {
-    const { video } = await getVideoStatus(deps.upstream.shop, accessToken, shareId);
-    return { status: video.post_status, ...(video.post_status === 'FAIL' ? { reason: 'the shop reported the post as failed without a reason' } : {}) };
-  }
+type OfficialStatus = { status: string; post_ids?: string[]; reason?: string };
+
+/** The shop's status of a video in the shape of the video track's: the shop reports no reason or post id. */
+function fromShopVideo(video: VideoStatusData['video']): OfficialStatus {
+  return { status: video.post_status, ...(video.post_status === 'FAIL' ? { reason: 'the shop reported the post as failed without a reason' } : {}) };
+}
+
+/** The official status in one shape for both tracks. */
+async function officialStatus(deps: PublishRecordDeps, record: PublishRecordRow, accessToken: string, shareId: string): Promise<OfficialStatus> {
+  if (record.track === 'shop') return fromShopVideo((await getVideoStatus(deps.upstream.shop, accessToken, shareId)).video);
   return getPublishStatus(deps.upstream.vplat, accessToken, { business_id: record.accountId, publish_id: shareId });
+}
+
+async function applyOfficial(deps: PublishRecordDeps, record: PublishRecordRow, official: OfficialStatus): Promise<PublishRecordRow> {
+  // A status the record already passed (a late or reordered answer) is not applied backwards.
+  if (isTerminal(record.status) && !(record.status === 'publish_complete' && !record.postId)) return record;
+  const change = changeFromOfficial(record, official);
+  return change ? applyChange(deps, record, change) : record;
 }
 
 /**
@@ -132,9 +143,19 @@ async function officialStatus(deps: PublishRecordDeps, record: PublishRecordRow,
 export async function refreshFromPlatform(deps: PublishRecordDeps, record: PublishRecordRow): Promise<PublishRecordRow> {
   if (!record.shareId) return record;
   const accessToken = await recordAccessToken(deps, record);
-  const official = await officialStatus(deps, record, accessToken, record.shareId);
-  // A status the record already passed (a late or reordered answer) is not applied backwards.
-  if (isTerminal(record.status) && !(record.status === 'publish_complete' && !record.postId)) return record;
-  const change = changeFromOfficial(record, official);
-  return change ? applyChange(deps, record, change) : record;
+  return applyOfficial(deps, record, await officialStatus(deps, record, accessToken, record.shareId));
+}
+
+/**
+ * Reads a shop record's video back from the shop with the token of the seat that now holds its
+ * account, applies what changed, and returns the shop's answer too: its post time is not stored.
+ * Upstream failures propagate (as UpstreamError).
+ */
+export async function readShopVideo(
+  deps: PublishRecordDeps,
+  record: PublishRecordRow & { shareId: string },
+  accessToken: string,
+): Promise<{ record: PublishRecordRow; video: VideoStatusData['video'] }> {
+  const { video } = await getVideoStatus(deps.upstream.shop, accessToken, record.shareId);
+  return { record: await applyOfficial(deps, record, fromShopVideo(video)), video };
 }

@@ -10,10 +10,14 @@ import type {
 import { customerOf } from '../context';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
-import { listSeatsOfCustomer } from '../db/repositories/seats';
+import { findCustomerSeatByAccount, listSeatsOfCustomer } from '../db/repositories/seats';
 import { passThrough } from '../engagement/pass-through';
-import { businessCategory, dateRange, maxCount, postIds, resolveFields, videoCursor } from '../engagement/insight-rules';
+import { businessCategory, dateRange, maxCount, postIds, resolveFields, shopVideoCursor, timeRange, titleFilter, videoCursor } from '../engagement/insight-rules';
 import { ApiError, invalidField } from '../errors';
+import type { EventRecorder } from '../events/recorder';
+import type { Logger } from '../logger';
+import { bookSeat, seatAccessToken } from '../publishing/seats';
+import { listShopVideos } from '../shop/videos';
 import type { Upstream } from '../upstream';
 import { UpstreamError } from '../upstream/failures';
 import {
@@ -39,7 +43,7 @@ const ALL_ACCOUNT_FIELDS = officialNames(REQUESTABLE_ACCOUNT_FIELDS) as Business
 const ALL_VIDEO_FIELDS = officialNames(VIDEO_FIELDS) as VideoField[];
 
 export class InsightService implements ServiceImpl<typeof InsightServiceDesc> {
-  constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream }) {}
+  constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream; events: EventRecorder; logger: Logger }) {}
 
   async getAccountInsights(req: GetAccountInsightsRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
@@ -68,6 +72,17 @@ export class InsightService implements ServiceImpl<typeof InsightServiceDesc> {
 
   async listVideoInsights(req: ListVideoInsightsRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
+    const shopFilters = [['title', req.title], ['from', req.from], ['to', req.to]] as const;
+    // A video track seat holding the account answers as it always has; a shop track seat only when
+    // none does. An account neither holds is refused as a shop account's when shop filters say
+    // that is what the caller meant, and as a video track account's otherwise, as before.
+    if (req.channel !== 'legacy' && req.account && !(await findCustomerSeatByAccount(this.deps.db, customerId, req.account, 'video'))) {
+      const shop = await findCustomerSeatByAccount(this.deps.db, customerId, req.account, 'shop');
+      if (shop || shopFilters.some(([, value]) => value)) return this.listShopVideos(req, customerId);
+    }
+    for (const [field, value] of shopFilters) {
+      if (value) throw invalidField(field, 'selects the videos of a shop track account (creatorUserOpenId); a video track account\'s list is filtered by videoIds');
+    }
     const asked = resolveFields(req.fields, VIDEO_FIELDS) as VideoField[] | undefined;
     // The platform refuses other fields without item_id, and a row without its id is of no use.
     const fields: VideoField[] = asked ? [...new Set<VideoField>(['item_id', ...asked])] : ALL_VIDEO_FIELDS;
@@ -87,6 +102,23 @@ export class InsightService implements ServiceImpl<typeof InsightServiceDesc> {
     if (req.account) return list(req.account);
     if (!legacy || ids.length !== 1) throw invalidField('account', 'is required');
     return this.findPost(customerId, ids[0]!, list);
+  }
+
+  /**
+   * A shop track account's videos: the official shop API has no list of them, so they are found in
+   * our publish records by title and time and read back from the shop one by one (core/shop/videos.ts).
+   * The video track's post filter and field choice do not apply: every shop item has the same fields.
+   */
+  private async listShopVideos(req: ListVideoInsightsRequest, customerId: string) {
+    if (req.videoIds.length > 0) throw invalidField('videoIds', 'filters the posts of a video track account; find a shop video by title, from and to, or read it by GET /v1/publish/tts/status?videoId=');
+    if (req.fields.length > 0) throw invalidField('fields', 'chooses the fields of a video track account\'s posts; a shop video always has the same fields');
+    const title = titleFilter(req.title);
+    const range = timeRange(req.from, req.to);
+    const before = shopVideoCursor(req.cursor);
+    const limit = maxCount(req.maxCount);
+    const seat = await bookSeat(this.deps.db, customerId, req.account, 'shop', 'account');
+    const page = await listShopVideos(this.deps, seatAccessToken(this.deps.sealedBox, seat), { customerId, accountId: seat.accountId, title, ...range, before, limit });
+    return { data: page as unknown as JsonObject };
   }
 
   /**

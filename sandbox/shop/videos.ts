@@ -3,10 +3,11 @@
  *
  * A post is PROCESSING for `publishProcessingMs` of virtual time, then SUCCESS or FAIL as the
  * control API's outcome queue chose when the post was accepted (`failed` → FAIL; `complete`,
- * `draft` and no choice → SUCCESS: the shop has no draft inbox). A successful post becomes a post
- * of the creator's account, carrying its product id, so that the Business API video list shows
- * it. That post has its own item id: the shop video id is not the item id, and the service finds
- * shop videos in the list by title or time, as with the real platforms.
+ * `draft` and no choice → SUCCESS: the shop has no draft inbox). A successful post also becomes a
+ * post of the creator's account, carrying its product id, with an item id of its own: the shop
+ * video id is not the item id. The shop documents no list or search of a creator's videos, so
+ * none is emulated: a video is read by its id alone (status), and the service finds a shop
+ * account's videos by title or time in its own publish records.
  *
  * Posting quota: the docs leave the number open ("3/day" in an example); the emulator allows 20
  * accepted posts per creator per UTC day, reports `quota` as "<used>/20 per day", and refuses the

@@ -1,5 +1,5 @@
 import { ApiError } from '../../core/errors';
-import { businessCategory, dateRange, maxCount, postIds, resolveFields, videoCursor } from '../../core/engagement/insight-rules';
+import { businessCategory, dateRange, instant, maxCount, postIds, resolveFields, shopVideoCursor, timeRange, titleFilter, titleMatches, videoCursor } from '../../core/engagement/insight-rules';
 import { fromOfficial } from '../../core/upstream/mapping';
 import {
   ACCOUNT_FIELDS,
@@ -127,6 +127,55 @@ describe('insight rules', () => {
       expect(videoCursor('')).toBeUndefined();
       expect(videoCursor('1763000000000')).toBe(1763000000000);
       expect(refusal(() => videoCursor('abc')).code).toBe(2001);
+    });
+  });
+
+  describe('shop video list parameters', () => {
+    it('matches the title as a case-insensitive substring, composed accents alike', () => {
+      expect(titleFilter('')).toBeUndefined();
+      expect(titleFilter('  Spring Sale ')).toBe('Spring Sale');
+      expect(titleMatches('Our SPRING sale is on #deal', 'spring sale')).toBe(true);
+      expect(titleMatches('Crème brûlée', 'CRE\u0300ME')).toBe(true);
+      expect(titleMatches('Autumn sale', 'spring')).toBe(false);
+      expect(refusal(() => titleFilter('   '))).toMatchObject({ code: 2001, message: expect.stringMatching(/^title: /) });
+    });
+
+    it.each([
+      ['2026-11-01T09:30:00Z', '2026-11-01T09:30:00.000Z'],
+      ['2026-11-01T09:30Z', '2026-11-01T09:30:00.000Z'],
+      ['2026-11-01T10:30:00.1234+01:00', '2026-11-01T09:30:00.123Z'],
+      ['2026-11-01t04:00:00-05:30', '2026-11-01T09:30:00.000Z'],
+      ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
+    ])('reads %s as an instant', (written, iso) => {
+      expect(instant('from', written).toISOString()).toBe(iso);
+    });
+
+    it.each([
+      ['1763000000', 'must be an ISO 8601 date and time with a zone'],
+      ['2026-11-01', 'must be an ISO 8601 date and time with a zone'],
+      ['2026-11-01T09:30:00', 'must be an ISO 8601 date and time with a zone'],
+      ['2026-02-29T00:00:00Z', 'is not a calendar date'],
+      ['2026-11-01T24:00:00Z', 'is not a time of day'],
+      ['2026-11-01T09:30:00+24:00', 'is not a time of day'],
+      ['0050-01-01T00:00:00Z', 'is before 1970'],
+    ])('refuses %s with 2001 naming the field', (written, why) => {
+      expect(refusal(() => instant('to', written))).toMatchObject({ code: 2001, message: expect.stringContaining(`to: ${why}`), options: { data: { field: 'to' } } });
+    });
+
+    it('points at an offset whose "+" arrived as a space', () => {
+      expect(refusal(() => instant('from', '2026-11-01T10:30:00 01:00')).message).toContain('%2B');
+    });
+
+    it('takes either end of the range open, and refuses an empty range naming to', () => {
+      expect(timeRange('', '')).toEqual({});
+      expect(timeRange('2026-11-01T00:00:00Z', '')).toEqual({ from: new Date('2026-11-01T00:00:00Z') });
+      expect(refusal(() => timeRange('2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z'))).toMatchObject({ code: 2001, options: { data: { field: 'to' } } });
+    });
+
+    it('takes only a publish record id as cursor', () => {
+      expect(shopVideoCursor('')).toBeUndefined();
+      expect(shopVideoCursor('pub_01jc9z3v8h0000000000000000')).toBe('pub_01jc9z3v8h0000000000000000');
+      expect(refusal(() => shopVideoCursor('1763000000000'))).toMatchObject({ code: 2001, options: { data: { field: 'cursor' } } });
     });
   });
 });

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { publishRecords, videos, type PublishStatus } from '../schema';
 
@@ -36,6 +36,31 @@ export async function listPublishRecords(
     const holders = db.select({ id: videos.id }).from(videos).where(and(eq(videos.customerId, q.customerId), eq(videos.fileId, q.fileId)));
     conditions.push(inArray(publishRecords.videoId, holders));
   }
+  return db
+    .select()
+    .from(publishRecords)
+    .where(and(...conditions))
+    .orderBy(desc(publishRecords.id))
+    .limit(q.limit);
+}
+
+/**
+ * A shop account's publish records that reached the shop (they hold its video id), newest first:
+ * those created from `from` (inclusive) to `to` (exclusive), before the record id `before`.
+ */
+export async function listShopVideoRecords(
+  db: Executor,
+  q: { customerId: string; accountId: string; before?: string; from?: Date; to?: Date; limit: number },
+): Promise<PublishRecordRow[]> {
+  const conditions: SQL[] = [
+    eq(publishRecords.customerId, q.customerId),
+    eq(publishRecords.track, 'shop'),
+    eq(publishRecords.accountId, q.accountId),
+    isNotNull(publishRecords.shareId),
+  ];
+  if (q.before) conditions.push(lt(publishRecords.id, q.before));
+  if (q.from) conditions.push(gte(publishRecords.createdAt, q.from));
+  if (q.to) conditions.push(lt(publishRecords.createdAt, q.to));
   return db
     .select()
     .from(publishRecords)

@@ -39,12 +39,22 @@ export const insightRoutes: RpcRoute[] = [
   defineRoute({
     method: 'GET',
     url: `${BUSINESS}/video/list`,
-    summary: 'The account\'s posts with their metrics, newest first (shop track videos included); filter videoIds=<postId>,…',
+    summary: 'The account\'s posts with their metrics, newest first; filter videoIds=<postId>,…; for a shop track account, its shop videos by title, from and to',
     rpc: InsightService.method.listVideoInsights,
     schema: { querystring: VideoInsightsQuery, ...videoListSchema },
     toRequest: (req: FastifyRequest) => {
       const q = req.query as VideoInsightsQuery;
-      return { channel: 'v1.3', account: q.account, fields: commaList(q.fields), videoIds: commaList(q.videoIds), cursor: q.cursor ?? '', maxCount: q.maxCount };
+      return {
+        channel: 'v1.3',
+        account: q.account,
+        fields: commaList(q.fields),
+        videoIds: commaList(q.videoIds),
+        cursor: q.cursor ?? '',
+        maxCount: q.maxCount,
+        title: q.title ?? '',
+        from: q.from ?? '',
+        to: q.to ?? '',
+      };
     },
     toData: (res) => res.data ?? {},
   }),
