@@ -1,9 +1,10 @@
 /**
  * The side effects of the video library: fetching a remote source into the media store (streamed,
  * capped, guarded against private addresses at every hop), handing a stored file to the shop's
- * upload API, and the status changes the upload and lifetime workflows make. A refusal that
- * retrying cannot change (4xx, too large, not a video, refused address) is a non-retryable
- * failure whose message is the record's failure reason; network errors and 5xx are retried. Each
+ * upload API, the status changes the upload and lifetime workflows make, and the expiry repair's
+ * starts of missing lifetimes. A refusal that retrying cannot change (4xx, too large, not a
+ * video, refused address) is a non-retryable failure whose message is the record's failure
+ * reason; network errors and 5xx are retried, as are the database and Temporal being away. Each
  * failure carries in its details the spec code a caller waiting for the upload is answered with,
  * as upstream failures carry theirs (upstream-failure.ts).
  */
@@ -11,7 +12,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ActivityDeps } from '.';
 import { findSeat } from '../core/db/repositories/seats';
-import { clearStorageKey, expireVideo, findVideo, transitionVideo } from '../core/db/repositories/videos';
+import { clearStorageKey, expireVideo, findVideo, markLifetimeStarted, overdueVideos, transitionVideo, videosWithoutLifetime } from '../core/db/repositories/videos';
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
 import { MediaTooLargeError } from '../core/media/storage';
 import { probeStoredVideo } from '../core/media/probe';
@@ -21,6 +22,8 @@ import { uploadVideoFile } from '../core/upstream/shop/content';
 import { videoFormat } from '../sandbox/media';
 import type { ErrorCode } from '../core/errors';
 import { asActivityFailure } from './upstream-failure';
+import { startVideoLifetime } from '../core/temporal/video-lifetime';
+import type { VideoExpiryRepairRound } from '../workflows/shared';
 
 /** Redirects followed at most; each target is checked like the first URL. */
 export const MAX_REDIRECTS = 5;
@@ -34,6 +37,8 @@ const HEARTBEAT_EVERY_MS = 5_000;
 const SHOP_UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Records one repair query takes per round: a round stays well inside its activity timeout. */
+const REPAIR_BATCH = 100;
 
 /** The caller's source is at fault: 2001, as any refused input. */
 const rejected = (reason: string) => ApplicationFailure.create({ message: reason, type: VIDEO_REJECTED, nonRetryable: true, details: [{ code: 2001 satisfies ErrorCode }] });
@@ -182,6 +187,38 @@ export function createVideoActivities(deps: ActivityDeps) {
     async failVideoUpload(input: { videoId: string; reason: string }): Promise<void> {
       await deps.media.remove(storageKeyOf(input.videoId));
       await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], { status: 'failed', failureReason: input.reason, storageKey: null });
+    },
+
+    /**
+     * One round of the expiry repair: every available record with no confirmed lifetime gets one
+     * (its start failed at upload, or the process died before it), and every record a working
+     * timer would have expired by now gets its lifetime started again, which expires it at once.
+     * Starts are idempotent by workflow id: a lifetime already running is found, not doubled. A
+     * start Temporal refuses is logged and tried again next round; the others go ahead.
+     */
+    async repairVideoLifetimes(input: { graceMs: number }): Promise<VideoExpiryRepairRound> {
+      // The repair's own queue: the worker that runs the repair also runs the lifetimes.
+      const { taskQueue } = Context.current().info;
+      const missing = await videosWithoutLifetime(deps.db, { graceMs: input.graceMs, limit: REPAIR_BATCH });
+      const overdue = await overdueVideos(deps.db, { graceMs: input.graceMs, limit: REPAIR_BATCH });
+      const client = await deps.events.temporalClient();
+      let confirmed = 0;
+      let failed = 0;
+      for (const row of [...missing, ...overdue]) {
+        try {
+          await startVideoLifetime(client, taskQueue, row);
+        } catch (err) {
+          failed += 1;
+          deps.logger.error({ err, videoId: row.id }, 'could not start the lifetime of a video; the next repair round tries again');
+          continue;
+        }
+        await markLifetimeStarted(deps.db, row.id);
+        confirmed += 1;
+      }
+      if (confirmed + failed > 0) deps.logger.info({ missing: missing.length, overdue: overdue.length, confirmed, failed }, 'video expiry repair round');
+      // A full batch of records without a lifetime means more wait; overdue ones whose lifetime
+      // runs but is stuck would come back every round, so they never make the repair hurry.
+      return { confirmed, failed, more: missing.length === REPAIR_BATCH && failed === 0 };
     },
 
     /** The lifetime ended (or a delete ended it early): expired, and the bytes removed. */

@@ -279,6 +279,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         logger: logger.child({ component: 'worker' }),
         shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
         metrics,
+        videoExpiryRepair: { intervalMs: env.VIDEO_EXPIRY_REPAIR_INTERVAL_MS, graceMs: env.VIDEO_EXPIRY_REPAIR_GRACE_MS },
       });
       closers.push(() => worker.stop());
       readiness.push(workerReadiness(worker.state, database!.db));

@@ -195,6 +195,18 @@ export const VARIABLES = {
   VPS_MEDIA_DIR: variable({ doc: 'Folder of stored media, shared by gateways, core and workers (default VPS_DATA_DIR/media)', parse: str, example: '/var/lib/vps/media' }),
   VIDEO_MAX_BYTES: variable({ doc: 'Largest video accepted by POST /v1/videos, in bytes (the shop track also keeps its own 100 MB limit)', parse: positiveInt, fallback: 1_073_741_824, example: '1073741824' }),
   VIDEO_URL_TTL_MS: variable({ doc: 'Validity of a video track videoUrl; the record expires with it (the spec: 7 days)', parse: positiveInt, fallback: 604_800_000, example: '604800000' }),
+  VIDEO_EXPIRY_REPAIR_INTERVAL_MS: variable({
+    doc: "How often the workers' expiry repair starts the expiry timer of video track records that have none (Temporal was down at upload, say); such a record gets its timer within this plus VIDEO_EXPIRY_REPAIR_GRACE_MS, and reads refuse it past its expiry time meanwhile",
+    parse: positiveInt,
+    fallback: 300_000,
+    example: '300000',
+  }),
+  VIDEO_EXPIRY_REPAIR_GRACE_MS: variable({
+    doc: 'A video track record available this long without a confirmed expiry timer, or this long past its expiry, is taken up by the expiry repair (younger ones may still have their timer start under way)',
+    parse: positiveInt,
+    fallback: 60_000,
+    example: '60000',
+  }),
   REMOTE_UPLOAD_TIMEOUT_MS: variable({ doc: 'Time allowed to fetch one sourceUrl', parse: positiveInt, fallback: 1_800_000, example: '1800000' }),
   VIDEO_FETCH_WAIT_MS: variable({
     doc: 'How long POST /v1/videos with a sourceUrl waits for the upload to finish (the fetch and, on the shop track, the hand-off) so it can answer videoUrl or fileId; past it the answer is status processing with where to poll',

@@ -6,5 +6,6 @@ export { endpointDeliveriesWorkflow } from './endpoint-deliveries.workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 export { videoUploadWorkflow } from './video-upload.workflow';
 export { videoLifetimeWorkflow } from './video-lifetime.workflow';
+export { videoExpiryRepairWorkflow } from './video-expiry-repair.workflow';
 export { publishWorkflow } from './publish.workflow';
 export { precheckWorkflow } from './precheck.workflow';

@@ -117,6 +117,27 @@ export interface VideoLifetimeInput {
 /** Sent by a soft delete: the lifetime ends now. */
 export const VIDEO_LIFETIME_END_SIGNAL = 'end';
 
+/** How the expiry repair paces itself; configuration, passed in so tests can shorten it. */
+export interface VideoExpiryRepairInput {
+  /** Pause between two rounds. */
+  intervalMs: number;
+  /** A record available this long with no confirmed timer, or this long past its expiry, is repaired. */
+  graceMs: number;
+}
+
+/** Signal, sent by every worker start: the settings it was configured with replace the running ones. */
+export const VIDEO_EXPIRY_REPAIR_SETTINGS_SIGNAL = 'settings';
+
+/** What one repair round did. */
+export interface VideoExpiryRepairRound {
+  /** Records whose lifetime workflow was started, or found running, and is now confirmed. */
+  confirmed: number;
+  /** Records Temporal did not take a start for this round; the next round tries again. */
+  failed: number;
+  /** The batch of records without a lifetime was full and every start went through: more wait, and the next round follows at once. */
+  more: boolean;
+}
+
 /** How a publish workflow paces itself; configuration, passed in so tests can shorten it. */
 export interface PublishTimings {
   /** Pause between status polls, and how many polls at that pace. */

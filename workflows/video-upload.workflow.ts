@@ -4,6 +4,7 @@
  * API for a file id, and a video track record becomes available with its lifetime started. Every
  * failure lands on the record (status failed, failureReason) before the workflow ends.
  */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { workflowIds } from '../core/temporal/workflow-ids';
@@ -49,14 +50,21 @@ export async function videoUploadWorkflow(input: VideoUploadInput): Promise<Vide
     const { expiresAtMs } = await records.makeVideoAvailable({ videoId, urlTtlMs: input.urlTtlMs });
     if (expiresAtMs === undefined) return { status: 'expired' };
     const lifetime: VideoLifetimeInput = { videoId, expiresAtMs };
-    // The lifetime outlives this workflow by days: abandoned, it runs on after the upload ends.
-    await startChild(videoLifetimeWorkflow, {
-      workflowId: workflowIds.videoLifetime(videoId),
-      args: [lifetime],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      // The same customer, seat and video as this upload: an operator finds both by one query.
-      typedSearchAttributes: workflowInfo().typedSearchAttributes,
-    });
+    try {
+      // The lifetime outlives this workflow by days: abandoned, it runs on after the upload ends.
+      await startChild(videoLifetimeWorkflow, {
+        workflowId: workflowIds.videoLifetime(videoId),
+        args: [lifetime],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        // The same customer, seat and video as this upload: an operator finds both by one query.
+        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+      });
+    } catch (err) {
+      // The workers' expiry repair found the record first (this upload was slow to get here) and
+      // started the same lifetime: one timer runs, which is all the upload needed. Catching emits
+      // no command, so histories recorded before this catch replay unchanged.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
     return { status: 'available' };
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;

@@ -7,6 +7,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { VideoProbeSchema, VideoSchema, type Video } from '../../gen/vps/video/v1/video_pb';
 import type { VideoProbe } from '../media/probe';
 import type { VideoRow } from '../db/repositories/videos';
+import type { VideoStatus } from '../db/schema';
 import { mediaUrl, type TokenSigner } from '../media/signed-tokens';
 import { workflowIds } from '../temporal/workflow-ids';
 import { TRACKS } from './messages';
@@ -31,6 +32,16 @@ export function storageKeyOf(videoId: string): string {
   return `videos/${videoId}`;
 }
 
+/**
+ * Whether the record may be served or published: a video track record past its expiry is
+ * expired even while its row still says available, because its lifetime workflow has not run
+ * yet (late, or never started: the workers' repair starts it). The media URL and publishing
+ * judge by this, so no video is used past its expiry, whatever Temporal did.
+ */
+export function servingStatusOf(row: Pick<VideoRow, 'track' | 'status' | 'expiresAt'>, nowMs = Date.now()): VideoStatus {
+  return row.track === 'video' && row.status === 'available' && row.expiresAt !== null && row.expiresAt.getTime() <= nowMs ? 'expired' : row.status;
+}
+
 /** Remote uploads and every shop track upload run in a workflow; a direct video track upload does not. */
 export function uploadWorkflowId(row: Pick<VideoRow, 'id' | 'source' | 'track'>): string | undefined {
   return row.source === 'remote' || row.track === 'shop' ? workflowIds.videoUpload(row.id) : undefined;
@@ -53,7 +64,9 @@ function probeMessage(probe: VideoProbe | undefined) {
 }
 
 export function toVideo(row: VideoRow, urls: { signer: TokenSigner; publicUrl: string }): Video {
-  const servable = row.track === 'video' && row.status === 'available' && row.expiresAt !== null && row.storageKey !== null;
+  // The status is the row's, which the lifetime moves to expired only once the bytes are gone;
+  // the URL goes at the expiry time itself, since nothing serves it after that (servingStatusOf).
+  const servable = row.track === 'video' && servingStatusOf(row) === 'available' && row.expiresAt !== null && row.storageKey !== null;
   return create(VideoSchema, {
     id: row.id,
     seatId: row.seatId,

@@ -26,6 +26,7 @@ import {
   findVideoOfCustomer,
   insertVideo,
   listVideosOfCustomer,
+  markLifetimeStarted,
   softDeleteVideo,
   transitionVideo,
   type VideoRow,
@@ -34,13 +35,14 @@ import { VIDEO_STATUSES, type VideoStatus } from '../db/schema';
 import { ApiError, invalidField, isErrorCode } from '../errors';
 import type { Logger } from '../logger';
 import { newId } from '../ids';
-import { storageKeyOf, toVideo, VIDEO_CONTENT_TYPES } from '../mappers/videos';
+import { servingStatusOf, storageKeyOf, toVideo, VIDEO_CONTENT_TYPES } from '../mappers/videos';
 import type { MediaStore } from '../media/storage';
 import { probeStoredVideo } from '../media/probe';
 import type { TokenSigner } from '../media/signed-tokens';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
 import { workflowIds } from '../temporal/workflow-ids';
-import { VIDEO_LIFETIME_END_SIGNAL, type VideoLifetimeInput, type VideoUploadInput, type VideoUploadResult } from '../../workflows/shared';
+import { VIDEO_LIFETIME_END_SIGNAL, type VideoUploadInput, type VideoUploadResult } from '../../workflows/shared';
+import { startVideoLifetime } from '../temporal/video-lifetime';
 import { workSearchAttributes } from '../temporal/search-attributes';
 
 export interface VideoSettings {
@@ -191,7 +193,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
         expiresAt: new Date(now.getTime() + this.deps.settings.urlTtlMs),
       });
       if (!available) return { video: this.message((await findVideo(this.deps.db, id))!) };
-      await this.failUnless(available, () => this.startLifetime(available));
+      await this.startLifetime(available);
       return { video: this.message(available) };
     }
     const processing = await transitionVideo(this.deps.db, id, ['uploading'], { ...file, status: 'processing' });
@@ -270,7 +272,8 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     const notFound = () => new ApiError(1005, 'media URL invalid, expired, or the video is no longer available');
     if (!VIDEO_ID.test(req.videoId) || !this.deps.signer.verify('media', req.videoId, expires, req.signature)) throw notFound();
     const row = await findVideo(this.deps.db, req.videoId);
-    if (!row || row.track !== 'video' || row.status !== 'available' || !row.storageKey || row.sizeBytes === null) throw notFound();
+    // By its expiry time too, not only its status: a record whose timer has not run yet is expired all the same.
+    if (!row || row.track !== 'video' || servingStatusOf(row) !== 'available' || !row.storageKey || row.sizeBytes === null) throw notFound();
     return {
       storageKey: row.storageKey,
       sizeBytes: BigInt(row.sizeBytes),
@@ -287,8 +290,8 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
   }
 
   /**
-   * Runs the start of a record's workflow; if Temporal cannot take it, the record fails and its
-   * bytes go, rather than staying available with no expiry or processing with nothing to move it on.
+   * Runs the start of a record's upload workflow; if Temporal cannot take it, the record fails and
+   * its bytes go, rather than staying processing with nothing to move it on.
    */
   private async failUnless<T>(row: VideoRow, start: () => Promise<T>): Promise<T> {
     try {
@@ -317,15 +320,22 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     });
   }
 
+  /**
+   * Starts the lifetime of a record just made available, and records that it runs. A start that
+   * fails does not fail the upload: the file is stored and the record usable, the media URL and
+   * publishing judge it by its expiry time as well as its status (servingStatusOf), and the
+   * workers' expiry repair starts the missing timer within VIDEO_EXPIRY_REPAIR_INTERVAL_MS plus
+   * its grace. Refusing the upload instead would throw away a good file over a timer the service
+   * can start later by itself.
+   */
   private async startLifetime(row: VideoRow): Promise<void> {
-    const input: VideoLifetimeInput = { videoId: row.id, expiresAtMs: row.expiresAt!.getTime() };
-    await (await this.deps.temporalClient()).workflow.start('videoLifetimeWorkflow', {
-      taskQueue: this.deps.taskQueue,
-      workflowId: workflowIds.videoLifetime(row.id),
-      args: [input],
-      typedSearchAttributes: workSearchAttributes({ customerId: row.customerId, seatId: row.seatId, recordId: row.id }),
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    });
+    try {
+      await startVideoLifetime(await this.deps.temporalClient(), this.deps.taskQueue, row);
+    } catch (err) {
+      this.deps.logger.warn({ err, videoId: row.id }, 'could not start the lifetime of a video; the expiry repair will');
+      return;
+    }
+    await markLifetimeStarted(this.deps.db, row.id);
   }
 
   private async endLifetime(videoId: string): Promise<void> {

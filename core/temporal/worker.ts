@@ -11,6 +11,8 @@ import { temporalTls, type TemporalSettings } from './connection';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import type { OutcomeSinks } from '../../workflows/interceptors';
 import { DeliveryDispatcher } from './delivery-dispatcher';
+import { startVideoExpiryRepair } from './video-lifetime';
+import type { VideoExpiryRepairInput } from '../../workflows/shared';
 
 /** How endpoint delivery queues are drained and woken (README, Decisions: webhook delivery). */
 export interface DeliveryQueueOptions {
@@ -77,6 +79,12 @@ export async function startWorker(opts: {
   stickyQueueTimeoutMs?: number;
   /** The process's metrics; a private set when not given (nothing scrapes it then). */
   metrics?: Metrics;
+  /**
+   * The pace of the task queue's video expiry repair, which this worker starts (or updates). The
+   * processes `vps serve` runs always give it; tests leave it out where the repair would act on
+   * rows of other suites sharing their database.
+   */
+  videoExpiryRepair?: VideoExpiryRepairInput;
 }): Promise<RunningWorker> {
   const metrics = opts.metrics ?? createMetrics({ role: 'worker', processMetrics: false });
   installRuntimeLogger(opts.logger);
@@ -96,6 +104,9 @@ export async function startWorker(opts: {
   await dispatcher.start();
   let worker: Worker;
   try {
+    // Before polling, so that no worker of this queue runs without its repair: a worker that
+    // cannot start it does not start at all.
+    if (opts.videoExpiryRepair) await startVideoExpiryRepair(await opts.events.temporalClient(), opts.taskQueue, opts.videoExpiryRepair);
     worker = await Worker.create({
       connection,
       namespace: opts.settings.TEMPORAL_NAMESPACE,

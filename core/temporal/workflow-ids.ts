@@ -13,6 +13,8 @@ export const workflowIds = {
   videoUpload: (videoId: string) => `upload-${videoId}`,
   /** The 7-day lifetime of one video track record. */
   videoLifetime: (videoId: string) => `video-expiry-${videoId}`,
+  /** One per task queue: the long-running repair that starts the lifetimes whose start was missed. */
+  videoExpiryRepair: (taskQueue: string) => `video-expiry-repair-${taskQueue}`,
   /** One per publish record: the record id is the idempotency key of the submit. */
   publish: (recordId: string) => `publish-${recordId}`,
   /** One per pre-check record. */

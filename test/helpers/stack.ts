@@ -33,6 +33,7 @@ import { freePort } from '../../core/embedded/temporal-dev-server';
 import type { VideoSettings } from '../../core/services/video.service';
 import type { PublishSettings } from '../../core/services/publish.service';
 import type { PrecheckSettings } from '../../core/services/precheck.service';
+import type { VideoExpiryRepairInput } from '../../workflows/shared';
 
 export type TransportKind = 'in-memory' | 'http';
 
@@ -48,8 +49,17 @@ export interface Stack {
   events: EventRecorder;
   /** The media store the gateway, core and the stack's workers share (a temporary folder). */
   media: MediaStore;
-  /** Settings of the worker the test starts with startStackWorker. */
-  workerSettings: { allowInsecureWebhookUrls: boolean; disableEndpointAfterMs: number; maxInFlightPerEndpoint: number; allowInsecureSourceUrls: boolean };
+  /**
+   * Settings of the worker the test starts with startStackWorker. The video expiry repair runs only
+   * where a test asks for it: it acts on every row of the database, which other suites share.
+   */
+  workerSettings: {
+    allowInsecureWebhookUrls: boolean;
+    disableEndpointAfterMs: number;
+    maxInFlightPerEndpoint: number;
+    allowInsecureSourceUrls: boolean;
+    videoExpiryRepair?: VideoExpiryRepairInput;
+  };
   close(): Promise<void>;
 }
 
@@ -93,6 +103,12 @@ export async function startStack(
     shop?: Partial<{ productCacheTtlMs: number; precheck: Partial<PrecheckSettings> }>;
     /** How long a seat connect's OAuth state is accepted; core's default when not given. */
     seatConnectTtlMs?: number;
+    /**
+     * The Temporal namespace core starts its workflows in (the stack's workers stay on 'default').
+     * One that does not exist makes every start core tries fail at the Temporal server, as an
+     * outage at the moment of the request would.
+     */
+    coreTemporalNamespace?: string;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -103,6 +119,13 @@ export async function startStack(
     temporal ??= connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
     return (await temporal).client;
   };
+  let coreTemporal: Promise<{ client: Client; close(): Promise<void> }> | undefined;
+  const coreTemporalClient = !opts.coreTemporalNamespace
+    ? temporalClient
+    : async () => {
+        coreTemporal ??= connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: opts.coreTemporalNamespace!, TEMPORAL_TLS: false });
+        return (await coreTemporal).client;
+      };
   const taskQueue = opts.taskQueue ?? 'vps-test';
   const events = new EventRecorder({ db: database.db, temporalClient, delivery: { taskQueue, ...(opts.delivery ?? TEST_DELIVERY) } });
   const hub = new EventHub({ listen: database.listen, logger });
@@ -122,7 +145,7 @@ export async function startStack(
       adminToken,
       ratePerMinute: opts.ratePerMinute ?? 60,
       allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
-      temporalClient,
+      temporalClient: coreTemporalClient,
       taskQueue,
       tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
       events,
@@ -196,6 +219,7 @@ export async function startStack(
       await coreServer.close();
       await hub.close();
       if (temporal) await (await temporal).close();
+      if (coreTemporal) await (await coreTemporal).close();
       await database.close();
       await unreachable?.close();
       rmSync(mediaDir, { recursive: true, force: true });
@@ -223,6 +247,7 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     shutdownGraceMs: 1_000,
     // A stopped worker's workflows move to the next worker quickly, as the restart tests need.
     stickyQueueTimeoutMs: 1_000,
+    ...(stack.workerSettings.videoExpiryRepair ? { videoExpiryRepair: stack.workerSettings.videoExpiryRepair } : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { videos, type SeatTrack, type VideoSource, type VideoStatus } from '../schema';
 
@@ -72,6 +72,60 @@ export async function expireVideo(db: Executor, id: string): Promise<VideoRow | 
     .where(and(eq(videos.id, id), ne(videos.status, 'expired')))
     .returning();
   return row;
+}
+
+/** Temporal confirmed a start of the record's lifetime workflow (a first start, or one already running). */
+export async function markLifetimeStarted(db: Executor, id: string): Promise<void> {
+  await db
+    .update(videos)
+    .set({ lifetimeStartedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(videos.id, id), isNull(videos.lifetimeStartedAt)));
+}
+
+/** What the expiry repair needs of a record to start its lifetime: ids for the search attributes, and the expiry. */
+export type LifetimeCandidate = Pick<VideoRow, 'id' | 'customerId' | 'seatId' | 'expiresAt'>;
+
+const lifetimeCandidate = { id: videos.id, customerId: videos.customerId, seatId: videos.seatId, expiresAt: videos.expiresAt };
+
+/**
+ * Available video track records with no confirmed lifetime start, available for at least
+ * `graceMs` (younger ones may still have their start under way), oldest first.
+ */
+export async function videosWithoutLifetime(db: Executor, q: { graceMs: number; limit: number }): Promise<LifetimeCandidate[]> {
+  return db
+    .select(lifetimeCandidate)
+    .from(videos)
+    .where(
+      and(
+        eq(videos.status, 'available'),
+        eq(videos.track, 'video'),
+        isNull(videos.lifetimeStartedAt),
+        sql`${videos.urlIssuedAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`,
+      ),
+    )
+    .orderBy(videos.urlIssuedAt)
+    .limit(q.limit);
+}
+
+/**
+ * Available video track records more than `graceMs` past their expiry although their lifetime
+ * start was confirmed: a timer that works has expired them by then, so theirs ended without
+ * expiring them (terminated by an operator, say) or is stuck. Oldest expiry first.
+ */
+export async function overdueVideos(db: Executor, q: { graceMs: number; limit: number }): Promise<LifetimeCandidate[]> {
+  return db
+    .select(lifetimeCandidate)
+    .from(videos)
+    .where(
+      and(
+        eq(videos.status, 'available'),
+        eq(videos.track, 'video'),
+        isNotNull(videos.lifetimeStartedAt),
+        sql`${videos.expiresAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`,
+      ),
+    )
+    .orderBy(videos.expiresAt)
+    .limit(q.limit);
 }
 
 /** The stored file is gone (removed, or handed to the shop). */
