@@ -1,4 +1,5 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../client';
 import { videos, type SeatTrack, type VideoSource, type VideoStatus } from '../schema';
 
@@ -92,19 +93,7 @@ const lifetimeCandidate = { id: videos.id, customerId: videos.customerId, seatId
  * `graceMs` (younger ones may still have their start under way), oldest first.
  */
 export async function videosWithoutLifetime(db: Executor, q: { graceMs: number; limit: number }): Promise<LifetimeCandidate[]> {
-  return db
-    .select(lifetimeCandidate)
-    .from(videos)
-    .where(
-      and(
-        eq(videos.status, 'available'),
-        eq(videos.track, 'video'),
-        isNull(videos.lifetimeStartedAt),
-        sql`${videos.urlIssuedAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`,
-      ),
-    )
-    .orderBy(videos.urlIssuedAt)
-    .limit(q.limit);
+  return availableVideoTrack(db, and(isNull(videos.lifetimeStartedAt), sql`${videos.urlIssuedAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`)!, videos.urlIssuedAt, q.limit);
 }
 
 /**
@@ -113,19 +102,17 @@ export async function videosWithoutLifetime(db: Executor, q: { graceMs: number; 
  * expiring them (terminated by an operator, say) or is stuck. Oldest expiry first.
  */
 export async function overdueVideos(db: Executor, q: { graceMs: number; limit: number }): Promise<LifetimeCandidate[]> {
+  return availableVideoTrack(db, and(isNotNull(videos.lifetimeStartedAt), sql`${videos.expiresAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`)!, videos.expiresAt, q.limit);
+}
+
+/** Available video track records that also meet `condition`, in `order`: the repair's two lists. */
+function availableVideoTrack(db: Executor, condition: SQL, order: PgColumn, limit: number): Promise<LifetimeCandidate[]> {
   return db
     .select(lifetimeCandidate)
     .from(videos)
-    .where(
-      and(
-        eq(videos.status, 'available'),
-        eq(videos.track, 'video'),
-        isNotNull(videos.lifetimeStartedAt),
-        sql`${videos.expiresAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`,
-      ),
-    )
-    .orderBy(videos.expiresAt)
-    .limit(q.limit);
+    .where(and(eq(videos.status, 'available'), eq(videos.track, 'video'), condition))
+    .orderBy(order)
+    .limit(limit);
 }
 
 /** The stored file is gone (removed, or handed to the shop). */
