@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
+import { openPgliteThread } from './pglite-thread';
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -109,24 +110,23 @@ async function openPostgres(url: string, poolSize: number, runMigrations: boolea
   };
 }
 
+/** PGlite runs on a worker thread (see pglite-thread.ts); drizzle drives it as it would PGlite itself. */
 async function openPglite(dataDir: string, runMigrations: boolean): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const dir = path.join(dataDir, 'pg');
   fs.mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir);
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const client = await openPgliteThread(dir);
+  // drizzle's type asks for a PGlite; it calls only query and transaction, which the thread offers.
+  const asPglite = client as unknown as Extract<Parameters<typeof drizzle>[0], { query: unknown }>;
+  const db = drizzle(asPglite, { schema }) as unknown as Db;
   if (runMigrations) {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
-    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(drizzle(asPglite), { migrationsFolder: MIGRATIONS_FOLDER });
   }
   return {
     db,
     kind: 'pglite',
-    async listen(channel, onPayload) {
-      const unlisten = await client.listen(channel, onPayload);
-      return async () => unlisten();
-    },
+    listen: (channel, onPayload) => client.listen(channel, onPayload),
     close: () => client.close(),
   };
 }
