@@ -117,10 +117,12 @@ export async function refuseUnsafeUrl(
     try {
       addresses = await (opts.resolve ?? systemResolver)(host);
     } catch {
-      return `host ${host} does not resolve`;
+      addresses = [];
     }
   }
-  if (addresses.length === 0) return `host ${host} does not resolve`;
+  // Locally a name may resolve only later (a receiver not started yet, a hosts entry to come):
+  // accepted, since every connection checks the address it gets (contactableLookup).
+  if (addresses.length === 0) return opts.allowInsecure ? undefined : `host ${host} does not resolve`;
   const bad = addresses.find((a) => !isContactable(a, opts.allowInsecure));
   if (!bad) return undefined;
   return opts.allowInsecure

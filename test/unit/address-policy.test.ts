@@ -148,6 +148,10 @@ describe('refuseUnsafeUrl', () => {
     expect(refusal).toContain(address);
   });
 
+  it('accepts a name that does not resolve yet when local URLs are allowed: each connection checks its address', async () => {
+    expect(await refuseUnsafeUrl('http://receiver.test/hook', { allowInsecure: true, resolve: resolvesTo() })).toBeUndefined();
+  });
+
   it('refuses a name resolving to a private address even when local URLs are allowed', async () => {
     const refusal = await refuseUnsafeUrl('http://printer.lan/hook', { allowInsecure: true, resolve: resolvesTo('192.168.0.20') });
 
