@@ -95,6 +95,12 @@ export class DeliveryDispatcher {
   private readonly trailing = new Map<string, NodeJS.Timeout>();
   private unlisten: (() => Promise<void>) | undefined;
   private sweeper: NodeJS.Timeout | undefined;
+  /**
+   * Wake-up signals still in flight. close() waits for them: a Temporal call left retrying when
+   * its connection closes throws from its retry timer ("Channel has been shut down"), out of reach
+   * of any catch, and takes the process down with it.
+   */
+  private readonly signalling = new Set<Promise<void>>();
   private closed = false;
   private shuttingDown = false;
 
@@ -141,6 +147,7 @@ export class DeliveryDispatcher {
     for (const timer of this.trailing.values()) clearTimeout(timer);
     this.trailing.clear();
     await this.unlisten?.();
+    await Promise.allSettled([...this.signalling]);
   }
 
   private onNotice(payload: string): void {
@@ -178,11 +185,14 @@ export class DeliveryDispatcher {
 
   private signal(customerId: string, endpointId: string): void {
     this.lastWake.set(endpointId, Date.now());
-    void this.signalWithStart(customerId, endpointId).catch((err: unknown) => {
-      // The rows stay queued; the sweep wakes the queue once Temporal answers again.
-      this.lastWake.delete(endpointId);
-      this.deps.logger.warn({ err, endpointId }, 'could not wake an endpoint delivery queue; the sweep will');
-    });
+    const signalling: Promise<void> = this.signalWithStart(customerId, endpointId)
+      .catch((err: unknown) => {
+        // The rows stay queued; the sweep wakes the queue once Temporal answers again.
+        this.lastWake.delete(endpointId);
+        this.deps.logger.warn({ err, endpointId }, 'could not wake an endpoint delivery queue; the sweep will');
+      })
+      .finally(() => this.signalling.delete(signalling));
+    this.signalling.add(signalling);
   }
 
   private async signalWithStart(customerId: string, endpointId: string): Promise<void> {

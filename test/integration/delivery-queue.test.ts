@@ -18,6 +18,7 @@ import { workflowIds } from '../../core/temporal/workflow-ids';
 import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures } from '../../workflows/shared';
 import { call } from '../helpers/http';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
+import { within } from '../helpers/sse';
 import { createTenant, messageEvent, requiredEnv, startStack, startStackWorker, TEST_DELIVERY, unreachableUpstream, type Stack, type Tenant } from '../helpers/stack';
 
 const POLLING_RATE = 1_000_000;
@@ -230,12 +231,13 @@ describe('webhook delivery queues', () => {
     const { historyLength } = await handle.describe();
     expect(historyLength).toBeLessThan(60);
 
-    const deleted = await call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.apiKey });
+    // Each wait named, so a slow machine's failure says which step it was.
+    const deleted = await within(60_000, 'the deletion of an endpoint with 100,000 queued rows', call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.apiKey }));
     expect(deleted.body.code).toBe(0);
-    expect(await handle.result()).toBe('closed');
+    expect(await within(30_000, 'the queue workflow to end after the deletion', handle.result())).toBe('closed');
     const left = await queryRows<{ n: number }>(stack.database.db, sql`select count(*)::int as n from deliveries where endpoint_id = ${endpointId} and status = 'pending'`);
     expect(left).toEqual([{ n: 0 }]);
-  }, 90_000);
+  }, 150_000);
 
   it('keeps a drain alive through an attempt that outlasts its heartbeat timeout: the slow receiver gets the push once', async () => {
     // Attempts may take 12 s here, longer than the drain's 10 s heartbeat timeout.
