@@ -47,7 +47,10 @@ export async function recordAccessToken(deps: Pick<PublishRecordDeps, 'db' | 'se
 export async function applyChange(deps: Pick<PublishRecordDeps, 'db' | 'events'>, seen: PublishRecordRow, change: PublishChange): Promise<PublishRecordRow> {
   const write: PublishChange = { ...change };
   // A final status found later (a caller's status query) confirms the outcome after all.
-  if (seen.unconfirmedAt && write.status && isTerminal(write.status)) write.unconfirmedAt = null;
+  if (seen.unconfirmedAt && write.status && isTerminal(write.status)) {
+    // …and the unconfirmed explanation goes with the flag, unless the final status brings its own.
+    Object.assign(write, { unconfirmedAt: null, reason: write.reason ?? null, reasonCategory: write.reasonCategory ?? null });
+  }
   const next = { ...seen, ...write };
   if (isTerminal(next.status) && !seen.completedAt) next.completedAt = write.completedAt = new Date();
   if (next.status !== seen.status || next.postId !== seen.postId) await recordStatusEvent(deps.events, seen, next);
