@@ -156,7 +156,7 @@ export function createVideoActivities(deps: ActivityDeps) {
           {
             fileName: row.fileName ?? `${row.id}.${(row.container ?? 'mp4').toLowerCase()}`,
             contentType: VIDEO_CONTENT_TYPES[row.container ?? ''] ?? 'application/octet-stream',
-            stream: deps.media.open(row.storageKey),
+            stream: await deps.media.open(row.storageKey),
             ...(row.sizeBytes !== null ? { size: row.sizeBytes } : {}),
           },
           { totalMs: SHOP_UPLOAD_TIMEOUT_MS },

@@ -23,7 +23,7 @@ import { watchEvents } from '../core/events/watch-events';
 import { createInProcessTransport } from '../core/in-process-transport';
 import { createLogger } from '../core/logger';
 import { TokenSigner } from '../core/media/signed-tokens';
-import { MediaStore } from '../core/media/storage';
+import { FolderMediaStore } from '../core/media/folder-store';
 import { createCore } from '../core/router';
 import type { PublishSettings } from '../core/services/publish.service';
 import { connectTemporalClient } from '../core/temporal/connection';
@@ -155,7 +155,7 @@ export async function startBenchStack(opts: {
     const hub = new EventHub({ listen: opened.listen, logger });
     closers.push({ what: 'the event hub', close: () => hub.close() });
     const sealedBox = new SealedBox(randomBytes(32));
-    const media = new MediaStore(mediaDir);
+    const media = new FolderMediaStore(mediaDir);
     // Media URLs name the gateway's origin, so its port is chosen before core is built.
     const gatewayPort = await freePort();
     const core = createCore({

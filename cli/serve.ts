@@ -34,7 +34,7 @@ import { EventHub } from '../core/events/event-hub';
 import { EventRecorder } from '../core/events/recorder';
 import { watchEvents } from '../core/events/watch-events';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
-import { MediaStore } from '../core/media/storage';
+import { mediaStoreFromConfig } from '../core/media/store-from-config';
 import { TokenSigner } from '../core/media/signed-tokens';
 import { createMetrics } from '../core/observability/metrics';
 import { startOpsServer } from '../core/observability/ops-server';
@@ -194,8 +194,14 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       });
     }
 
-    // Gateways write uploads and serve media URLs, core and workers read and remove: one folder.
-    const media = new MediaStore(env.VPS_MEDIA_DIR ? path.resolve(env.VPS_MEDIA_DIR) : path.join(config.dataDir, 'media'));
+    // Gateways write uploads and serve media URLs, core and workers read and remove. Checked now:
+    // a store this process cannot use stops start-up rather than failing its first upload.
+    const media = mediaStoreFromConfig(config);
+    if (stateful || roles.has('gateway')) {
+      await media.check();
+      urls.Media = media.description;
+      closers.push(async () => media.close());
+    }
     // Media URLs name the gateway's origin before it listens: a port left to the system is chosen now.
     const gatewayPort = env.PORT === 0 && roles.has('gateway') ? await freePort() : env.PORT;
     const publicUrl = env.VPS_PUBLIC_URL ?? `http://localhost:${gatewayPort}`;

@@ -89,6 +89,21 @@ const encryptionKey: Parser<Buffer> = (raw) => {
   if (key.length !== 32) throw new Error('must be 32 bytes, as 64 hex digits or base64');
   return key;
 };
+const oneOf =
+  <T extends string>(values: readonly T[]): Parser<T> =>
+  (raw) => {
+    if (!(values as readonly string[]).includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+    return raw as T;
+  };
+const keyPrefix: Parser<string> = (raw) => {
+  if (!/^([A-Za-z0-9_.-]+\/)+$/.test(raw) || raw.includes('..')) throw new Error('must be folder names ending in /, such as prod/');
+  return raw;
+};
+const partSize: Parser<number> = (raw) => {
+  const n = positiveInt(raw);
+  if (n < 5 * 1024 * 1024) throw new Error('must be at least 5242880 (5 MiB), the smallest part S3 accepts');
+  return n;
+};
 const logLevel: Parser<string> = (raw) => {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(raw)) {
     throw new Error('must be one of fatal, error, warn, info, debug, trace, silent');
@@ -192,7 +207,34 @@ export const VARIABLES = {
   WEBHOOK_SECRET_GRACE_MS: variable({ doc: 'After a secret rotation, how long pushes also carry the old secret\'s signature', parse: positiveInt, fallback: 86_400_000, example: '86400000' }),
   WEBHOOK_DISABLE_AFTER_MS: variable({ doc: 'An endpoint whose every attempt has failed for this long is disabled', parse: positiveInt, fallback: 432_000_000, example: '432000000' }),
   WEBHOOK_MAX_IN_FLIGHT: variable({ doc: 'Delivery attempts in flight to one endpoint at most, across all workers', parse: positiveInt, fallback: 10, example: '10' }),
-  VPS_MEDIA_DIR: variable({ doc: 'Folder of stored media, shared by gateways, core and workers (default VPS_DATA_DIR/media)', parse: str, example: '/var/lib/vps/media' }),
+  MEDIA_STORE: variable({
+    doc: 'Where media live: folder (VPS_MEDIA_DIR, one machine only) or s3 (the MEDIA_S3_ settings; needed whenever roles run on more than one machine)',
+    parse: oneOf(['folder', 's3'] as const),
+    fallback: 'folder',
+    example: 'folder',
+  }),
+  VPS_MEDIA_DIR: variable({ doc: 'Folder of stored media with MEDIA_STORE=folder (default VPS_DATA_DIR/media)', parse: str, example: '/var/lib/vps/media' }),
+  MEDIA_S3_BUCKET: variable({ doc: 'Bucket of the media with MEDIA_STORE=s3; it must exist', parse: str, example: 'vps-media' }),
+  MEDIA_S3_ENDPOINT: variable({ doc: 'Endpoint of an S3-compatible store (MinIO and the like); unset means AWS S3 in MEDIA_S3_REGION', parse: url(['http:', 'https:']), example: 'http://minio:9000' }),
+  MEDIA_S3_REGION: variable({ doc: 'Region of the bucket', parse: str, fallback: 'us-east-1', example: 'us-east-1' }),
+  MEDIA_S3_ACCESS_KEY_ID: variable({ doc: 'Access key of the store; unset uses the SDK default chain (environment, profile, instance role)', parse: str, example: 'vps' }),
+  MEDIA_S3_SECRET_ACCESS_KEY: variable({ doc: 'Secret key of the store, with MEDIA_S3_ACCESS_KEY_ID', parse: str, example: 'change-me-too' }),
+  MEDIA_S3_FORCE_PATH_STYLE: variable({ doc: 'Bucket in the path, not the host name (default: true when MEDIA_S3_ENDPOINT is set)', parse: bool, example: 'true' }),
+  MEDIA_S3_PREFIX: variable({ doc: 'Prefix of every object key, so one bucket can hold several deployments (e.g. prod/)', parse: keyPrefix, fallback: '', example: 'prod/' }),
+  MEDIA_S3_PART_SIZE_BYTES: variable({
+    doc: 'Multipart upload part size (at least 5 MiB, the S3 minimum); memory per upload is about this times MEDIA_S3_PARTS_IN_FLIGHT',
+    parse: partSize,
+    fallback: 8 * 1024 * 1024,
+    example: '8388608',
+  }),
+  MEDIA_S3_PARTS_IN_FLIGHT: variable({ doc: 'Parts of one upload sent at once', parse: positiveInt, fallback: 4, example: '4' }),
+  MEDIA_S3_TIMEOUT_MS: variable({ doc: 'Connection and per-request timeout of store calls; past it the store counts as unavailable', parse: positiveInt, fallback: 30_000, example: '30000' }),
+  MEDIA_S3_ORPHAN_AGE_MS: variable({
+    doc: 'Workers abort multipart uploads older than this (left by a process killed mid-upload), checking every hour',
+    parse: positiveInt,
+    fallback: 86_400_000,
+    example: '86400000',
+  }),
   VIDEO_MAX_BYTES: variable({ doc: 'Largest video accepted by POST /v1/videos, in bytes (the shop track also keeps its own 100 MB limit)', parse: positiveInt, fallback: 1_073_741_824, example: '1073741824' }),
   VIDEO_URL_TTL_MS: variable({ doc: 'Validity of a video track videoUrl; the record expires with it (the spec: 7 days)', parse: positiveInt, fallback: 604_800_000, example: '604800000' }),
   VIDEO_EXPIRY_REPAIR_INTERVAL_MS: variable({
@@ -298,6 +340,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = proces
   if (env.VPLAT_API_BASE && (!env.VPLAT_APP_ID || !env.VPLAT_APP_SECRET)) problems.push('VPLAT_APP_ID and VPLAT_APP_SECRET: required with VPLAT_API_BASE');
   if (env.SHOP_API_BASE && (!env.SHOP_APP_KEY || !env.SHOP_APP_SECRET)) problems.push('SHOP_APP_KEY and SHOP_APP_SECRET: required with SHOP_API_BASE');
   if (env.TEMPORAL_TLS_CERT_PATH && !env.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH');
+  if (env.MEDIA_STORE === 's3' && !env.MEDIA_S3_BUCKET) problems.push('MEDIA_S3_BUCKET: required with MEDIA_STORE=s3');
+  if (Boolean(env.MEDIA_S3_ACCESS_KEY_ID) !== Boolean(env.MEDIA_S3_SECRET_ACCESS_KEY)) {
+    problems.push('MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY: set both or neither');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const typed = Object.freeze(env) as Env;
   return Object.freeze({ env: typed, dataDir: path.resolve(cwd, typed.VPS_DATA_DIR) });

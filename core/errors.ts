@@ -83,6 +83,28 @@ export const UNAVAILABLE: RenderedError = {
   data: { retryable: true },
 };
 
+/** Set on a ConnectError whose Unavailable is one of our dependencies', so its message reaches the client. */
+export const DEPENDENCY_HEADER = 'vps-unavailable';
+
+/**
+ * A dependency of ours (the media store) is down or refusing for reasons of its own: not the
+ * caller's fault and not a bug, so it is answered like UNAVAILABLE, with a message saying what.
+ */
+export class DependencyUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DependencyUnavailableError';
+  }
+
+  toConnectError(): ConnectError {
+    return new ConnectError(this.message, Code.Unavailable, new Headers({ [DEPENDENCY_HEADER]: '1' }));
+  }
+
+  render(): RenderedError {
+    return { ...UNAVAILABLE, message: `${this.message}; retry after the Retry-After seconds` };
+  }
+}
+
 /**
  * Reads our code back from a ConnectError. An error without one did not come from our rules: core
  * unreachable or stopping (Unavailable) is UNAVAILABLE; anything else (a bug) is 5000, with the
@@ -91,6 +113,7 @@ export const UNAVAILABLE: RenderedError = {
 export function renderConnectError(err: ConnectError): RenderedError {
   const raw = Number(err.metadata.get(CODE_HEADER));
   if (!isErrorCode(raw)) {
+    if (err.code === Code.Unavailable && err.metadata.has(DEPENDENCY_HEADER)) return new DependencyUnavailableError(err.rawMessage).render();
     if (err.code === Code.Unavailable && err.metadata.get(CODE_HEADER) === null) return UNAVAILABLE;
     return { code: 5000, message: ERROR_CODES[5000].message, httpStatus: 500, data: {} };
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes this machine ready for the test suite: the local Postgres server running, the Temporal CLI
-# present (built once from its Go module if absent), Debian's Chromium for the browser tests, and
+# and MinIO present (each built once from its Go module if absent), Debian's Chromium for the browser tests, and
 # the RPC code generated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,10 @@ fi
 
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
   bash scripts/temporal-cli.sh >/dev/null
+fi
+# The S3-compatible store of the media tests, unless TEST_S3_ENDPOINT names a running one.
+if [ -z "${TEST_S3_ENDPOINT:-}" ]; then
+  bash scripts/minio.sh >/dev/null
 fi
 
 # Debian packages the suite uses: Chromium for the browser tests (driven by playwright-core, which

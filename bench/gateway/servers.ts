@@ -22,7 +22,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createUpstream } from '../../core/upstream';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 
 async function main() {
   const url = process.env.BENCH_DATABASE_URL!;
@@ -35,7 +35,7 @@ async function main() {
     shop: { baseUrl: 'http://127.0.0.1:9', authBaseUrl: 'http://127.0.0.1:9', appKey: 'x', appSecret: 'x' },
     timeouts: { connectMs: 1_000, totalMs: 1_000 },
   });
-  const media = new MediaStore(mkdtempSync(path.join(os.tmpdir(), 'vps-bench-media-')));
+  const media = new FolderMediaStore(mkdtempSync(path.join(os.tmpdir(), 'vps-bench-media-')));
   const core = createCore({
     db: database.db,
     logger,

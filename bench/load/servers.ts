@@ -35,7 +35,7 @@ import { EVENTS_CHANNEL, parseEventNotice } from '../../core/events/stream-chann
 import { watchEvents } from '../../core/events/watch-events';
 import { createInProcessTransport } from '../../core/in-process-transport';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { UNMEASURED_CORE_SETTINGS } from '../harness';
 import { createCore } from '../../core/router';
 import { createUpstream } from '../../core/upstream';
@@ -81,7 +81,7 @@ async function startService(database: Database, ratePerMinute: number, closers: 
   closers.push(() => upstream.close());
   const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'vps-bench-load-media-'));
   closers.push(async () => rmSync(mediaDir, { recursive: true, force: true }));
-  const media = new MediaStore(mediaDir);
+  const media = new FolderMediaStore(mediaDir);
   const noTemporal = () => Promise.reject(new Error('the load run starts no workflow'));
   const core = createCore({
     db: database.db,

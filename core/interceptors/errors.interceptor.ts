@@ -1,6 +1,6 @@
 import { ConnectError, type Interceptor, type StreamRequest, type UnaryRequest } from '@connectrpc/connect';
 import { CHARACTER_NOT_IN_REPERTOIRE, sqlState } from '../db/errors';
-import { ApiError, CODE_HEADER } from '../errors';
+import { ApiError, CODE_HEADER, DependencyUnavailableError } from '../errors';
 import type { Logger } from '../logger';
 
 /**
@@ -13,6 +13,10 @@ export function errorsInterceptor(logger: Logger): Interceptor {
   const convert = (err: unknown, req: UnaryRequest | StreamRequest): ConnectError => {
     if (err instanceof ApiError) return err.toConnectError();
     if (err instanceof ConnectError && err.metadata.has(CODE_HEADER)) return err;
+    if (err instanceof DependencyUnavailableError) {
+      logger.warn({ err, rpc: `${req.method.parent.typeName}/${req.method.name}` }, 'a dependency is unavailable');
+      return err.toConnectError();
+    }
     // A direct Connect caller can send text Postgres cannot store; that is their input, not our fault.
     if (sqlState(err) === CHARACTER_NOT_IN_REPERTOIRE) {
       return new ApiError(2001, 'a text field contains a character that cannot be stored (NUL)').toConnectError();

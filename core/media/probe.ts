@@ -57,7 +57,7 @@ export function probeOf(movie: Movie): VideoProbe {
  * Probes a stored file. `open(start)` reads the file from a byte offset. Undefined when no movie
  * header was found in the whole file (an incomplete or damaged file).
  */
-export async function probeIsoFile(open: (start: number) => Readable, sizeBytes: number): Promise<VideoProbe | undefined> {
+export async function probeIsoFile(open: (start: number) => Readable | Promise<Readable>, sizeBytes: number): Promise<VideoProbe | undefined> {
   const file = createFile(false);
   let movie: Movie | undefined;
   let failure: string | undefined;
@@ -71,7 +71,7 @@ export async function probeIsoFile(open: (start: number) => Readable, sizeBytes:
   let fed = 0;
   // Each pass reads from `position` until the parser asks for bytes further on (it skips mdat).
   while (!movie && !failure && position < sizeBytes && fed < MAX_PROBE_BYTES) {
-    const stream = open(position);
+    const stream = await open(position);
     let offset = position;
     let jumpTo: number | undefined;
     try {

@@ -1,15 +1,13 @@
 /**
- * The media store: files under one folder, written from streams with constant memory. Size and
- * SHA-256 are computed on the way, and a write stops as soon as it passes its size cap, so an
- * oversized or endless body never fills the disk. Writes land under a temporary name and are
- * renamed into place, so a reader never sees half a file.
+ * The media store: where uploaded and fetched videos live, behind one interface with two
+ * implementations (a local folder for the embedded mode, an S3-compatible bucket for every
+ * deployment with more than one process). Writes stream with constant memory; size and SHA-256
+ * are computed on the way, and a write stops as soon as it passes its size cap, so an oversized
+ * or endless body never fills the store. A reader never sees half an object.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { DependencyUnavailableError } from '../errors';
 
 /** Enough of a file to recognise its container. */
 export const HEAD_BYTES = 4096;
@@ -21,6 +19,25 @@ export class MediaTooLargeError extends Error {
   }
 }
 
+/** The object is not in the store (never written, or removed). */
+export class MediaNotFoundError extends Error {
+  constructor(readonly key: string) {
+    super(`no stored media under ${key}`);
+    this.name = 'MediaNotFoundError';
+  }
+}
+
+/**
+ * The store could not be reached or refused the call for a reason of its own (not the caller's):
+ * a transient condition the caller may retry, answered 503 with Retry-After.
+ */
+export class MediaStoreUnavailableError extends DependencyUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MediaStoreUnavailableError';
+  }
+}
+
 export interface StoredMedia {
   sizeBytes: number;
   sha256: string;
@@ -28,62 +45,56 @@ export interface StoredMedia {
   head: Buffer;
 }
 
-/** Keys are made by the service (`videos/<id>`); anything else is refused before touching the disk. */
+export interface WriteOptions {
+  maxBytes: number;
+  signal?: AbortSignal;
+  onProgress?: (bytes: number) => void;
+}
+
+export interface MediaStore {
+  /** Where the media live, for the start banner and errors (no secrets). */
+  readonly description: string;
+  /** Proves at start-up that the store is there and writable; throws a message an operator can act on. */
+  check(): Promise<void>;
+  /** Stores a whole stream under `key`; on any failure nothing is left under it. */
+  write(key: string, source: Readable | AsyncIterable<Uint8Array>, opts: WriteOptions): Promise<StoredMedia>;
+  /** Opens the object (or an inclusive byte range of it); rejects with MediaNotFoundError before any byte when absent. */
+  open(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  size(key: string): Promise<number | undefined>;
+  /** Removes the object; removing an absent one is not an error. */
+  remove(key: string): Promise<void>;
+  close(): void;
+}
+
+/** Keys are made by the service (`videos/<id>`); anything else is refused before touching the store. */
 const KEY = /^[a-z0-9_]+(\/[a-z0-9_.-]+)+$/;
 
-export class MediaStore {
-  constructor(readonly root: string) {}
+export function checkedKey(key: string): string {
+  if (!KEY.test(key) || key.includes('..')) throw new Error(`invalid media key ${JSON.stringify(key)}`);
+  return key;
+}
 
-  private file(key: string): string {
-    if (!KEY.test(key) || key.includes('..')) throw new Error(`invalid media key ${JSON.stringify(key)}`);
-    return path.join(this.root, key);
-  }
-
-  async write(key: string, source: Readable | AsyncIterable<Uint8Array>, opts: { maxBytes: number; signal?: AbortSignal; onProgress?: (bytes: number) => void }): Promise<StoredMedia> {
-    const target = this.file(key);
-    await mkdir(path.dirname(target), { recursive: true });
-    const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
-    const hash = createHash('sha256');
-    const head: Buffer[] = [];
-    let size = 0;
-    let headSize = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        if (size > opts.maxBytes) return done(new MediaTooLargeError(opts.maxBytes));
-        if (headSize < HEAD_BYTES) {
-          head.push(chunk.subarray(0, HEAD_BYTES - headSize));
-          headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
-        }
-        hash.update(chunk);
-        opts.onProgress?.(size);
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, meter, createWriteStream(partial), ...(opts.signal ? [{ signal: opts.signal }] : []));
-      await rename(partial, target);
-    } catch (err) {
-      await rm(partial, { force: true });
-      throw err;
-    }
-    return { sizeBytes: size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
-  }
-
-  open(key: string, range?: { start: number; end: number }): ReadStream {
-    return createReadStream(this.file(key), range);
-  }
-
-  async size(key: string): Promise<number | undefined> {
-    try {
-      return (await stat(this.file(key))).size;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-  }
-
-  async remove(key: string): Promise<void> {
-    await rm(this.file(key), { force: true });
-  }
+/**
+ * A pass-through that counts, hashes and keeps the head of what flows through it, and fails the
+ * stream with MediaTooLargeError the moment the count passes the cap.
+ */
+export function meter(opts: Pick<WriteOptions, 'maxBytes' | 'onProgress'>): { stream: Transform; result(): StoredMedia } {
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let size = 0;
+  let headSize = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > opts.maxBytes) return done(new MediaTooLargeError(opts.maxBytes));
+      if (headSize < HEAD_BYTES) {
+        head.push(chunk.subarray(0, HEAD_BYTES - headSize));
+        headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
+      }
+      hash.update(chunk);
+      opts.onProgress?.(size);
+      done(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ sizeBytes: size, sha256: hash.digest('hex'), head: Buffer.concat(head) }) };
 }

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import { ConnectError, type Transport } from '@connectrpc/connect';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, httpStatusOf, renderConnectError, UNAVAILABLE, type RenderedError } from '../../core/errors';
+import { ApiError, DependencyUnavailableError, httpStatusOf, renderConnectError, UNAVAILABLE, type RenderedError } from '../../core/errors';
 import { authorizeCaller, inputRefusal } from '../rpc-route';
 
 export function send(reply: FastifyReply, r: RenderedError): FastifyReply {
@@ -83,6 +83,10 @@ export function registerEnvelope(app: FastifyInstance, transport: Transport): vo
   });
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) return send(reply, fromApiError(err));
+    if (err instanceof DependencyUnavailableError) {
+      req.log.warn({ err }, 'a dependency is unavailable');
+      return send(reply, err.render());
+    }
     if (err instanceof ConnectError) {
       const rendered = renderConnectError(err);
       if (rendered.code === 5000) req.log.error({ err }, 'core call failed');

@@ -4,14 +4,13 @@
  * signature is the credential, checked by core (OpenMedia) together with the record's state, so a
  * deleted or expired video stops being served at once. Every refusal is 404 with code 1005.
  */
-import { once } from 'node:events';
-import type { ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Transport } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { VideoService } from '../../gen/vps/video/v1/video_pb';
 import { ApiError } from '../../core/errors';
 import { MEDIA_PATH_PREFIX } from '../../core/media/signed-tokens';
-import type { MediaStore } from '../../core/media/storage';
+import { MediaNotFoundError, type MediaStore } from '../../core/media/storage';
 import { MediaQuery, VideoIdParams } from '../schemas/videos';
 
 const notFound = () => new ApiError(1005, 'media URL invalid, expired, or the video is no longer available');
@@ -57,14 +56,11 @@ export function registerMediaRoutes(app: FastifyInstance, opts: { transport: Tra
   });
 }
 
-async function openReady(media: MediaStore, key: string, range: { start: number; end: number } | undefined): Promise<ReadStream> {
-  const stream = media.open(key, range);
+async function openReady(media: MediaStore, key: string, range: { start: number; end: number } | undefined): Promise<Readable> {
   try {
-    await once(stream, 'ready');
-    return stream;
+    return await media.open(key, range);
   } catch (err) {
-    stream.destroy();
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound();
+    if (err instanceof MediaNotFoundError) throw notFound();
     throw err;
   }
 }

@@ -27,7 +27,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createUpstream } from '../../core/upstream';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { TokenSigner } from '../../core/media/signed-tokens';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import type { VideoSettings } from '../../core/services/video.service';
@@ -48,7 +48,7 @@ export interface Stack {
   encryptionKey: Buffer;
   events: EventRecorder;
   /** The media store the gateway, core and the stack's workers share (a temporary folder). */
-  media: MediaStore;
+  media: FolderMediaStore;
   /**
    * Settings of the worker the test starts with startStackWorker. The video expiry repair runs only
    * where a test asks for it: it acts on every row of the database, which other suites share.
@@ -132,7 +132,7 @@ export async function startStack(
   const encryptionKey = randomBytes(32);
   const sealedBox = new SealedBox(encryptionKey);
   const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'vps-media-'));
-  const media = new MediaStore(mediaDir);
+  const media = new FolderMediaStore(mediaDir);
   const unreachable = opts.upstream ? undefined : unreachableUpstream();
   // Media URLs name the gateway's origin, so its port is chosen before core is built. Another
   // process can take a port between its choice and the gateway's listen: then core is built again

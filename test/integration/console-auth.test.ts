@@ -11,7 +11,7 @@ import { insertSession } from '../../core/db/repositories/console-sessions';
 import { consoleSessions } from '../../core/db/schema';
 import { generateSessionToken } from '../../core/crypto/session-tokens';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 import { call, type Envelope } from '../helpers/http';
 import { cleanEnv, REPO_ROOT } from '../helpers/processes';
@@ -280,7 +280,7 @@ describe('console sign-in, sessions and API keys', () => {
     const app = await buildApp({
       transport: createConnectTransport({ baseUrl: stack.coreUrl, httpVersion: '1.1', useBinaryFormat: true }),
       logger: createLogger('silent', 'test'),
-      media: new MediaStore(os.tmpdir()),
+      media: new FolderMediaStore(os.tmpdir()),
       maxUploadBytes: 1024,
       publicUrl: 'https://api.example.com',
     });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 import { call } from '../helpers/http';
 import { SseReader, type SseBlock } from '../helpers/sse';
@@ -24,7 +24,7 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
     second = await buildApp({
       transport: createConnectTransport({ baseUrl: stack.coreUrl, httpVersion: '1.1', useBinaryFormat: true }),
       logger: createLogger('silent', 'test'),
-      media: new MediaStore(os.tmpdir()),
+      media: new FolderMediaStore(os.tmpdir()),
       maxUploadBytes: 1024,
     });
     secondUrl = await second.listen({ host: '127.0.0.1', port: 0 });

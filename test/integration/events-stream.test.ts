@@ -29,7 +29,7 @@ import type { CoreHandlers } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { AuthService } from '../../core/services/auth.service';
 import os from 'node:os';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 import { SSE_RETRY_MS } from '../../gateway/routes/v1/event-stream';
 import { requiredEnv } from '../helpers/stack';
@@ -335,7 +335,7 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
   async function startGateway(): Promise<void> {
     // buildApp registers the stream route under /v1, as in every role.
     // This gateway takes no uploads; its media folder is never written.
-    app = await buildApp({ transport, logger, media: new MediaStore(os.tmpdir()), maxUploadBytes: 1024 });
+    app = await buildApp({ transport, logger, media: new FolderMediaStore(os.tmpdir()), maxUploadBytes: 1024 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

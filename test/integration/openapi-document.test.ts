@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { Transport } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 import { REPO_ROOT } from '../helpers/processes';
 
@@ -59,7 +59,7 @@ describe('the OpenAPI document over HTTP', () => {
     app = await buildApp({
       transport: {} as Transport,
       logger: createLogger('silent', 'test'),
-      media: new MediaStore(os.tmpdir()),
+      media: new FolderMediaStore(os.tmpdir()),
       maxUploadBytes: 1024,
       publicUrl: 'https://api.example.com',
     });

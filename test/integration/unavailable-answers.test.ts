@@ -8,7 +8,7 @@ import os from 'node:os';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 
 /** A core that is closing: after `ms`, every call is answered 503, as Fastify's closing server does. */
@@ -47,7 +47,7 @@ describe('answers while unavailable', () => {
     app = await buildApp({
       transport: createConnectTransport({ baseUrl: core.url, httpVersion: '1.1', useBinaryFormat: true }),
       logger: createLogger('silent', 'test'),
-      media: new MediaStore(os.tmpdir()),
+      media: new FolderMediaStore(os.tmpdir()),
       maxUploadBytes: 1024,
     });
     // Holds the close open after its first hooks, as a gateway ending its event streams does.

@@ -10,7 +10,7 @@ import { Access } from '../../gen/vps/options/v1/options_pb';
 import { ERROR_CODES, type ErrorCode } from '../../core/errors';
 import { accessOf } from '../../core/interceptors/access.interceptor';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 import { TAGS } from '../../gateway/openapi/operations';
 import type { RpcRoute } from '../../gateway/rpc-route';
@@ -91,7 +91,7 @@ describe('the OpenAPI document', () => {
 
   beforeAll(async () => {
     // Routes reach core only when called: documenting them needs no core behind the transport.
-    app = await buildApp({ transport: {} as Transport, logger: createLogger('silent', 'test'), media: new MediaStore(os.tmpdir()), maxUploadBytes: 1024 });
+    app = await buildApp({ transport: {} as Transport, logger: createLogger('silent', 'test'), media: new FolderMediaStore(os.tmpdir()), maxUploadBytes: 1024 });
     await app.ready();
     const res = await app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);

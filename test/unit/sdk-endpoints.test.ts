@@ -8,7 +8,7 @@ import os from 'node:os';
 import type { Transport } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../core/logger';
-import { MediaStore } from '../../core/media/storage';
+import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
 import type { Endpoint } from '../../sdk/endpoint';
 import { ENDPOINTS } from '../../sdk/endpoints';
@@ -58,7 +58,7 @@ describe('the SDK endpoint table', () => {
 
   beforeAll(async () => {
     // Routes reach core only when called: registering them needs no core behind the transport.
-    app = await buildApp({ transport: {} as Transport, logger: createLogger('silent', 'test'), media: new MediaStore(os.tmpdir()), maxUploadBytes: 1024 });
+    app = await buildApp({ transport: {} as Transport, logger: createLogger('silent', 'test'), media: new FolderMediaStore(os.tmpdir()), maxUploadBytes: 1024 });
     await app.ready();
     routes = registeredRoutes(app).filter((r) => r.split(' ')[1]!.startsWith('/v1/'));
   });

@@ -1,0 +1,76 @@
+/**
+ * Media under one local folder: the embedded default. Writes land under a temporary name and are
+ * renamed into place, so a reader never sees half a file. Only one machine's processes can share
+ * it, which is why every multi-process deployment uses the S3 store instead.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, constants, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+
+export class FolderMediaStore implements MediaStore {
+  constructor(readonly root: string) {}
+
+  get description(): string {
+    return `folder ${this.root}`;
+  }
+
+  async check(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      await access(this.root, constants.W_OK);
+    } catch (err) {
+      throw new Error(`media folder ${this.root} is not writable: ${(err as Error).message}`);
+    }
+  }
+
+  private file(key: string): string {
+    return path.join(this.root, checkedKey(key));
+  }
+
+  async write(key: string, source: Readable | AsyncIterable<Uint8Array>, opts: WriteOptions): Promise<StoredMedia> {
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
+    const metered = meter(opts);
+    try {
+      await pipeline(source, metered.stream, createWriteStream(partial), ...(opts.signal ? [{ signal: opts.signal }] : []));
+      await rename(partial, target);
+    } catch (err) {
+      await rm(partial, { force: true });
+      throw err;
+    }
+    return metered.result();
+  }
+
+  async open(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const stream = createReadStream(this.file(key), range);
+    try {
+      await once(stream, 'ready');
+      return stream;
+    } catch (err) {
+      stream.destroy();
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new MediaNotFoundError(key);
+      throw err;
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.file(key))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.file(key), { force: true });
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,188 @@
+/**
+ * Media in an S3-compatible bucket (AWS S3, MinIO and the like): what lets gateways and workers on
+ * different machines share uploads. A write is a multipart upload fed from the stream as it
+ * arrives, so memory stays at part size times parts in flight whatever the file's size. A write
+ * that fails (the body cut, over its cap, the store gone) aborts its multipart upload before it
+ * returns, so no object and no parts are left; a process killed mid-write leaves parts that
+ * sweepIncompleteUploads removes once they are old enough.
+ */
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { checkedKey, meter, MediaNotFoundError, MediaStoreUnavailableError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+
+export interface S3StoreSettings {
+  bucket: string;
+  /** Unset: AWS S3 itself, in `region`. */
+  endpoint?: string;
+  region: string;
+  /** Unset: the SDK's default credential chain (environment, profile, instance role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Bucket in the path rather than the host name: what MinIO and most self-hosted stores expect. */
+  forcePathStyle: boolean;
+  /** Prepended to every key, so one bucket can hold several deployments. */
+  keyPrefix: string;
+  partSizeBytes: number;
+  /** Parts uploaded at once; memory per write is about partSizeBytes times this. */
+  partsInFlight: number;
+  /** How long a call may take before the store counts as unreachable. */
+  requestTimeoutMs: number;
+}
+
+export class S3MediaStore implements MediaStore {
+  readonly client: S3Client;
+
+  constructor(private readonly settings: S3StoreSettings) {
+    const config: S3ClientConfig = {
+      region: settings.region,
+      forcePathStyle: settings.forcePathStyle,
+      requestHandler: { connectionTimeout: settings.requestTimeoutMs, requestTimeout: settings.requestTimeoutMs },
+      // Only what the SDK needs: checksums on request, not on every part (the write computes SHA-256 itself).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    };
+    if (settings.endpoint) config.endpoint = settings.endpoint;
+    if (settings.credentials) config.credentials = settings.credentials;
+    this.client = new S3Client(config);
+  }
+
+  get description(): string {
+    return `s3 bucket ${this.settings.bucket}${this.settings.endpoint ? ` at ${this.settings.endpoint}` : ` in ${this.settings.region}`}`;
+  }
+
+  private objectKey(key: string): string {
+    return `${this.settings.keyPrefix}${checkedKey(key)}`;
+  }
+
+  async check(): Promise<void> {
+    const Bucket = this.settings.bucket;
+    const probe = `${this.settings.keyPrefix}.vps-start-check`;
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket }));
+      await this.client.send(new PutObjectCommand({ Bucket, Key: probe, Body: 'ok' }));
+      await this.client.send(new DeleteObjectCommand({ Bucket, Key: probe }));
+    } catch (err) {
+      throw new Error(`media store ${this.description} cannot be used: ${describe(err)}`);
+    }
+  }
+
+  async write(key: string, source: Readable | AsyncIterable<Uint8Array>, opts: WriteOptions): Promise<StoredMedia> {
+    const metered = meter(opts);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.settings.bucket, Key: this.objectKey(key), Body: metered.stream },
+      partSize: this.settings.partSizeBytes,
+      queueSize: this.settings.partsInFlight,
+      leavePartsOnError: false,
+    });
+    // The body's failure (cut, over the cap, cancelled) reaches the upload through the stream, so
+    // the upload aborts its parts before done() settles; the abort controller would not wait.
+    let bodyError: unknown;
+    const feeding = pipeline(source, metered.stream, ...(opts.signal ? [{ signal: opts.signal }] : [])).catch((err: unknown) => {
+      bodyError = err;
+    });
+    try {
+      await upload.done();
+    } catch (err) {
+      // Settled before the upload's own failure: the body's fault, not the store's.
+      const cause = bodyError;
+      metered.stream.destroy();
+      await feeding;
+      if (cause !== undefined) throw cause;
+      throw unavailable('write', err);
+    }
+    await feeding;
+    if (bodyError !== undefined) {
+      // The upload finished on what arrived before the body failed: that object is not the file.
+      await this.remove(key);
+      throw bodyError;
+    }
+    return metered.result();
+  }
+
+  async open(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    try {
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      );
+      return res.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw new MediaNotFoundError(key);
+      throw unavailable('read', err);
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+      return res.ContentLength;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw unavailable('read', err);
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw unavailable('remove', err);
+    }
+  }
+
+  /**
+   * Aborts this deployment's multipart uploads begun before `olderThan`: what a process killed
+   * mid-write leaves behind. Returns how many it aborted.
+   */
+  async sweepIncompleteUploads(olderThan: Date): Promise<number> {
+    let aborted = 0;
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    for (;;) {
+      // Listed without a prefix and filtered here: MinIO lists by exact key only, whatever the prefix.
+      const page = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.settings.bucket, KeyMarker, UploadIdMarker }));
+      for (const u of page.Uploads ?? []) {
+        if (!u.Key?.startsWith(this.settings.keyPrefix) || !u.UploadId || !u.Initiated || u.Initiated >= olderThan) continue;
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.settings.bucket, Key: u.Key, UploadId: u.UploadId }));
+        aborted++;
+      }
+      if (!page.IsTruncated) return aborted;
+      KeyMarker = page.NextKeyMarker;
+      UploadIdMarker = page.NextUploadIdMarker;
+    }
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+function describe(err: unknown): string {
+  const e = err as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e?.$metadata?.httpStatusCode;
+  if (status === 404) return 'the bucket does not exist';
+  if (status === 403) return 'access denied (check MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY)';
+  const detail = e?.message && e.message !== 'UnknownError' ? e.message : (e?.code ?? e?.name ?? String(err));
+  return status ? `HTTP ${status}: ${detail}` : detail;
+}
+
+function unavailable(action: string, err: unknown): MediaStoreUnavailableError {
+  return new MediaStoreUnavailableError(`media store unavailable (${action}): ${describe(err)}`, { cause: err });
+}
