@@ -18,6 +18,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'CORE_URL', 'VPS_ADMIN_TOKEN', 'VPS_ENCRYPTION_KEY', 'PORT', 'CORE_PORT', 'SANDBOX_PORT', 'OPS_PORT', 'VPS_DATA_DIR']) {
     delete env[name];
   }
+  for (const name of Object.keys(env)) if (name.startsWith('MEDIA_') || name === 'VPS_MEDIA_DIR') delete env[name];
   // Children pick free ports for their ops servers, so several can run at once.
   return { ...env, LOG_LEVEL: 'warn', OPS_PORT: '0', ...extra };
 }

@@ -28,6 +28,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createUpstream } from '../../core/upstream';
 import { FolderMediaStore } from '../../core/media/folder-store';
+import { S3MediaStore } from '../../core/media/s3-store';
+import type { MediaStore } from '../../core/media/storage';
+import { testS3 } from './minio-server';
 import { TokenSigner } from '../../core/media/signed-tokens';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import type { VideoSettings } from '../../core/services/video.service';
@@ -47,8 +50,10 @@ export interface Stack {
   /** The key behind sealedBox, for a worker the test runs as a separate process. */
   encryptionKey: Buffer;
   events: EventRecorder;
-  /** The media store the gateway, core and the stack's workers share (a temporary folder). */
-  media: FolderMediaStore;
+  /** The media store the gateway, core and the stack's workers share (a temporary folder or an S3 prefix on MinIO). */
+  media: MediaStore;
+  /** The settings a `vps serve` child needs to use the same store. */
+  mediaEnv: Record<string, string>;
   /**
    * Settings of the worker the test starts with startStackWorker. The video expiry repair runs only
    * where a test asks for it: it acts on every row of the database, which other suites share.
@@ -83,6 +88,40 @@ export const TEST_DELIVERY_QUEUE = { lingerMs: 500, maxDrainMs: 5_000, wakeCoale
 /** Webhook retries in seconds instead of days. */
 export const TEST_DELIVERY = { retryScheduleMs: [200, 400, 800], attemptTimeoutMs: 2_000 };
 
+export type MediaStoreKind = 'folder' | 's3';
+let defaultMediaStore: MediaStoreKind = 'folder';
+
+/**
+ * The store every stack of this test file uses unless it asks for one: a suite runs against MinIO
+ * by importing test/helpers/use-s3-media before itself (each test file has its own modules).
+ */
+export function useMediaStoreByDefault(kind: MediaStoreKind): void {
+  defaultMediaStore = kind;
+}
+
+/** A store of its own for one stack: a fresh folder, or a fresh key prefix in the suite's bucket. */
+function testMediaStore(kind: MediaStoreKind): { media: MediaStore; mediaEnv: Record<string, string>; removeMedia(): Promise<void> } {
+  if (kind === 'folder') {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vps-media-'));
+    return { media: new FolderMediaStore(dir), mediaEnv: { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: dir }, removeMedia: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const s3 = testS3();
+  const media = new S3MediaStore({
+    bucket: s3.bucket,
+    endpoint: s3.server.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey },
+    forcePathStyle: true,
+    keyPrefix: s3.prefix,
+    // The smallest part S3 allows, so the suites' files of a few MB take the multipart path.
+    partSizeBytes: 5 * 1024 * 1024,
+    partsInFlight: 2,
+    requestTimeoutMs: 10_000,
+  });
+  // The bucket lives as long as the run's MinIO; each stack only stops using its prefix.
+  return { media, mediaEnv: s3.env, removeMedia: async () => media.close() };
+}
+
 export async function startStack(
   opts: {
     transport?: TransportKind;
@@ -109,6 +148,8 @@ export async function startStack(
      * outage at the moment of the request would.
      */
     coreTemporalNamespace?: string;
+    /** The media store: the suite's MinIO or a temporary folder (useMediaStoreByDefault sets the default). */
+    mediaStore?: MediaStoreKind;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -131,8 +172,7 @@ export async function startStack(
   const hub = new EventHub({ listen: database.listen, logger });
   const encryptionKey = randomBytes(32);
   const sealedBox = new SealedBox(encryptionKey);
-  const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'vps-media-'));
-  const media = new FolderMediaStore(mediaDir);
+  const { media, mediaEnv, removeMedia } = testMediaStore(opts.mediaStore ?? defaultMediaStore);
   const unreachable = opts.upstream ? undefined : unreachableUpstream();
   // Media URLs name the gateway's origin, so its port is chosen before core is built. Another
   // process can take a port between its choice and the gateway's listen: then core is built again
@@ -208,6 +248,7 @@ export async function startStack(
     encryptionKey,
     events,
     media,
+    mediaEnv,
     workerSettings: {
       allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
       disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000,
@@ -222,7 +263,7 @@ export async function startStack(
       if (coreTemporal) await (await coreTemporal).close();
       await database.close();
       await unreachable?.close();
-      rmSync(mediaDir, { recursive: true, force: true });
+      await removeMedia();
     },
   };
 }

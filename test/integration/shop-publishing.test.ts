@@ -157,7 +157,7 @@ describe('shop track publishing', () => {
         TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
         TEMPORAL_TASK_QUEUE: env.taskQueue,
         VPS_ENCRYPTION_KEY: stack.encryptionKey.toString('hex'),
-        VPS_MEDIA_DIR: stack.media.root,
+        ...stack.mediaEnv,
         VPLAT_API_BASE: env.sb.url,
         VPLAT_APP_ID: SANDBOX_APP.vplatAppId,
         VPLAT_APP_SECRET: SANDBOX_APP.vplatAppSecret,

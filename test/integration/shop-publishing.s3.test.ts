@@ -1,0 +1,3 @@
+// The same suite as shop-publishing.test.ts, with every stack's media in the suite's MinIO instead of a folder.
+import '../helpers/use-s3-media';
+import './shop-publishing.test';
