@@ -24,6 +24,7 @@ import { SANDBOX_APP, SANDBOX_AUTHORIZE_PATHS } from '../core/upstream/settings'
 import { subscribeToPlatformWebhooks } from '../core/upstream/vplat/webhooks';
 import { UPSTREAM_WEBHOOK_PATH } from '../gateway/routes/upstream-webhooks';
 import { startMediaServer, type MediaServer } from '../test/helpers/receivers';
+import { s3Env, startMinio } from '../test/helpers/minio-server';
 import { startIngress, type Ingress } from './ingress';
 import { startPrivatePostgres } from './postgres';
 import { RoleProcess, type UnexpectedExit } from './role-process';
@@ -96,6 +97,8 @@ export interface Topology {
     temporalUi: string;
     postgres: string;
     media: string;
+    /** The S3-compatible store (MinIO) every role keeps media in. */
+    mediaStore: string;
     /** Ops servers (/healthz, /readyz, /metrics) by process, when the roles have them. */
     ops: Partial<Record<ProcessName, string>>;
   };
@@ -164,12 +167,13 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
 
   try {
     const started = Date.now();
-    const [pg, temporalPorts, media] = await Promise.all([
+    const [pg, temporalPorts, media, s3] = await Promise.all([
       startPrivatePostgres({ dir }),
       Promise.all([freePort(), freePort()]),
       startMediaServer(),
+      startMinio(),
     ]);
-    cleanups.push(() => pg.close(), () => media.close());
+    cleanups.push(() => pg.close(), () => media.close(), () => s3.stop());
     log(`postgres ${pg.url} (${Date.now() - started} ms)`);
 
     const temporalDb = path.join(dir, 'temporal.sqlite');
@@ -190,13 +194,11 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     const sandboxUrl = `http://127.0.0.1:${ports.sandbox}`;
     const coreUrl = `http://127.0.0.1:${ports.core}`;
     const gateways: [string, string] = [`http://127.0.0.1:${ports.gateway1}`, `http://127.0.0.1:${ports.gateway2}`];
-    const mediaDir = path.join(dir, 'media');
-    mkdirSync(mediaDir);
 
     const inherited: NodeJS.ProcessEnv = { ...process.env };
     // Nothing of the caller's own service configuration may leak into the roles.
     for (const name of Object.keys(inherited)) {
-      if (/^(DATABASE_|TEMPORAL_|CORE_|VPS_|SANDBOX_|PUBLISH_|DELIVERY_|UPSTREAM_|WEBHOOK_|OPS_|VPLAT_|SHOP_)|^(PORT|HOST|RATE_LIMIT_PER_MINUTE|SSE_HEARTBEAT_MS|SHUTDOWN_GRACE_MS|LOG_LEVEL)$/.test(name)) delete inherited[name];
+      if (/^(DATABASE_|TEMPORAL_|CORE_|VPS_|SANDBOX_|PUBLISH_|DELIVERY_|UPSTREAM_|WEBHOOK_|OPS_|VPLAT_|SHOP_|MEDIA_)|^(PORT|HOST|RATE_LIMIT_PER_MINUTE|SSE_HEARTBEAT_MS|SHUTDOWN_GRACE_MS|LOG_LEVEL)$/.test(name)) delete inherited[name];
     }
     const sharedEnv: Record<string, string> = {
       ...DRILL_DURATIONS,
@@ -207,8 +209,8 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       TEMPORAL_TASK_QUEUE: `vps-topology-${process.pid}`,
       VPS_ADMIN_TOKEN: adminToken,
       VPS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      VPS_DATA_DIR: path.join(dir, 'data'),
-      VPS_MEDIA_DIR: mediaDir,
+      // Media in the S3 store: no process shares a folder with another (each has its own data dir).
+      ...s3Env(s3, s3.bucket),
       VPS_ALLOW_INSECURE_WEBHOOK_URLS: 'true',
       VPS_ALLOW_INSECURE_SOURCE_URLS: 'true',
       CORE_URL: coreUrl,
@@ -225,7 +227,7 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       new RoleProcess({
         name,
         role,
-        env: { ...inherited, ...sharedEnv, OPS_HOST: '127.0.0.1', OPS_PORT: String(opsPorts[name]), ...env },
+        env: { ...inherited, ...sharedEnv, VPS_DATA_DIR: path.join(dir, 'data', name), OPS_HOST: '127.0.0.1', OPS_PORT: String(opsPorts[name]), ...env },
         logFile: path.join(logDir, `${name}.log`),
         onUnexpectedExit: (exit) => {
           unexpectedExits.push(exit);
@@ -317,6 +319,7 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
         temporalUi: temporal.uiUrl,
         postgres: pg.url,
         media: media.url,
+        mediaStore: s3.endpoint,
         ops,
       },
       sharedEnv,
@@ -384,6 +387,7 @@ export function describeTopology(t: Topology): string {
     ['Temporal UI', t.urls.temporalUi],
     ['Postgres', t.urls.postgres],
     ['Media host', t.urls.media],
+    ['Media store (S3)', t.urls.mediaStore],
     ...Object.entries(t.urls.ops).map(([name, url]): [string, string] => [`Ops ${name}`, url]),
     ['Admin token', t.adminToken],
     ['Logs', path.join(t.dir, 'logs')],

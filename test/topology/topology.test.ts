@@ -3,9 +3,14 @@
  * core, two gateways, two workers) against one Temporal dev server and a private Postgres cluster
  * (drills/topology.ts), checked from outside, across processes: what one gateway accepts another
  * reports, a stream survives the loss of its gateway, pushes arrive once per event, and the rate
- * limit is one bucket whichever gateway a request reaches.
+ * limit is one bucket whichever gateway a request reaches. Every process has a data folder of its
+ * own and media live in MinIO: nothing is shared through the file system.
  */
 import { startTopology, type SeatHandle, type TenantHandle, type Topology } from '../../drills/topology';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { mp4File } from '../helpers/mp4';
+import { sha256, uploadMultipart } from '../helpers/videos';
 import { api, createEndpoint, emitPlatformEvent, isSettled, listEvents, listRecords, publishOnce, Receiver, SseFollower, type PublishRecord } from '../../drills/traffic';
 
 /** Four times the usual limit, so the tests' own polling stays inside it; the burst below has its own key. */
@@ -95,6 +100,35 @@ describe('the roles as separate processes', () => {
       await receiver.close();
     }
   }, 90_000);
+
+  it('publishes a video uploaded through gateway 2 from the S3 store: no process shares a folder with another', async () => {
+    const bytes = mp4File({ durationMs: 6_000 });
+    const upload = await uploadMultipart<{ id: string; sha256: string; videoUrl: string }>(gw2, tenant.apiKey, [
+      { name: 'account', value: seat.openId },
+      { name: 'file', value: { fileName: 'clip.mp4', bytes } },
+    ]);
+    expect(upload.body).toMatchObject({ code: 0, data: { sha256: sha256(bytes) } });
+    const video = upload.body.data;
+    // Core signs media URLs on gateway 1's origin: the platform downloads through a gateway that never saw the file.
+    expect(video.videoUrl.startsWith(`${gw1}/media/`)).toBe(true);
+    const download = await fetch(video.videoUrl);
+    expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(bytes));
+
+    const published = await api<{ id: string }>(gw1, tenant.apiKey, 'POST', '/v1/vplat/v1.3/business/video/publish', {
+      json: { account: seat.openId, videoId: video.id, caption: 'from the bucket', isBrandOrganic: false, isBrandedContent: false },
+    });
+    expect(published.code).toBe(0);
+    const record = await until(
+      async () => (await listRecords(gw2, tenant.apiKey)).find((r) => r.id === published.data.id),
+      (r: PublishRecord | undefined) => r !== undefined && isSettled(r),
+      30_000,
+    );
+    expect(record).toMatchObject({ status: 'publish_complete', postId: expect.stringMatching(/^\d+$/) });
+    // The data folders (one per process, those that write anything) hold no media: the bytes are in the bucket only.
+    const dataRoot = path.join(topology.dir, 'data');
+    const files = readdirSync(dataRoot, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && /vid_|\.mp4$/.test(e.name));
+    expect(files).toEqual([]);
+  }, 60_000);
 
   it('holds one rate-limit bucket per key across both gateways', async () => {
     const key = await topology.createApiKey(tenant, 'burst');
