@@ -34,6 +34,8 @@ import { EventHub } from '../core/events/event-hub';
 import { EventRecorder } from '../core/events/recorder';
 import { watchEvents } from '../core/events/watch-events';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
+import { startOrphanSweep } from '../core/media/orphan-sweep';
+import { S3MediaStore } from '../core/media/s3-store';
 import { mediaStoreFromConfig } from '../core/media/store-from-config';
 import { TokenSigner } from '../core/media/signed-tokens';
 import { createMetrics } from '../core/observability/metrics';
@@ -288,6 +290,10 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         videoExpiryRepair: { intervalMs: env.VIDEO_EXPIRY_REPAIR_INTERVAL_MS, graceMs: env.VIDEO_EXPIRY_REPAIR_GRACE_MS },
       });
       closers.push(() => worker.stop());
+      if (media instanceof S3MediaStore) {
+        const sweep = startOrphanSweep(media, { ageMs: env.MEDIA_S3_ORPHAN_AGE_MS, intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS, logger: logger.child({ component: 'worker' }) });
+        closers.push(async () => sweep.stop());
+      }
       readiness.push(workerReadiness(worker.state, database!.db));
       worker.done.catch(onFatal);
     }

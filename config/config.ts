@@ -230,11 +230,12 @@ export const VARIABLES = {
   MEDIA_S3_PARTS_IN_FLIGHT: variable({ doc: 'Parts of one upload sent at once', parse: positiveInt, fallback: 4, example: '4' }),
   MEDIA_S3_TIMEOUT_MS: variable({ doc: 'Connection and per-request timeout of store calls; past it the store counts as unavailable', parse: positiveInt, fallback: 30_000, example: '30000' }),
   MEDIA_S3_ORPHAN_AGE_MS: variable({
-    doc: 'Workers abort multipart uploads older than this (left by a process killed mid-upload), checking every hour',
+    doc: 'Workers abort multipart uploads older than this (left by a process killed mid-upload); longer than any upload takes',
     parse: positiveInt,
     fallback: 86_400_000,
     example: '86400000',
   }),
+  MEDIA_S3_SWEEP_INTERVAL_MS: variable({ doc: 'How often each worker looks for such uploads', parse: positiveInt, fallback: 3_600_000, example: '3600000' }),
   VIDEO_MAX_BYTES: variable({ doc: 'Largest video accepted by POST /v1/videos, in bytes (the shop track also keeps its own 100 MB limit)', parse: positiveInt, fallback: 1_073_741_824, example: '1073741824' }),
   VIDEO_URL_TTL_MS: variable({ doc: 'Validity of a video track videoUrl; the record expires with it (the spec: 7 days)', parse: positiveInt, fallback: 604_800_000, example: '604800000' }),
   VIDEO_EXPIRY_REPAIR_INTERVAL_MS: variable({
