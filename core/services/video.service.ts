@@ -36,7 +36,7 @@ import { ApiError, invalidField, isErrorCode } from '../errors';
 import type { Logger } from '../logger';
 import { newId } from '../ids';
 import { servingStatusOf, storageKeyOf, toVideo, VIDEO_CONTENT_TYPES } from '../mappers/videos';
-import type { MediaStore } from '../media/storage';
+import { MediaStoreUnavailableError, type MediaStore } from '../media/storage';
 import { probeStoredVideo } from '../media/probe';
 import type { TokenSigner } from '../media/signed-tokens';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
@@ -178,8 +178,14 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
     const stored = refusal ? undefined : await this.deps.media.size(key);
     const reason = refusal ?? (stored === Number(req.sizeBytes) ? undefined : 'file: the stored file does not match the upload');
     if (reason) {
-      await this.deps.media.remove(key);
+      // The record fails first, so a store that is down now cannot leave it `uploading`.
       await transitionVideo(this.deps.db, id, ['uploading'], { status: 'failed', failureReason: reason, ...fileFacts(req) });
+      await this.deps.media.remove(key).catch((err: unknown) => {
+        // The caller's answer is the refusal either way; a store that is down now keeps an object
+        // no record points at (a failed write leaves none: only a file refused after it was stored).
+        if (!(err instanceof MediaStoreUnavailableError)) throw err;
+        this.deps.logger.warn({ err, videoId: id }, 'could not remove the file of a refused upload');
+      });
       throw new ApiError(2001, reason, { data: { field: 'file', videoId: id } });
     }
     const probe = await probeStoredVideo(this.deps.media, key, req.container, Number(req.sizeBytes));

@@ -148,8 +148,11 @@ export async function startStack(
      * outage at the moment of the request would.
      */
     coreTemporalNamespace?: string;
-    /** The media store: the suite's MinIO or a temporary folder (useMediaStoreByDefault sets the default). */
-    mediaStore?: MediaStoreKind;
+    /**
+     * The media store: the suite's MinIO or a temporary folder (useMediaStoreByDefault sets the
+     * default), or a store the test made (and closes) itself.
+     */
+    mediaStore?: MediaStoreKind | { store: MediaStore; env: Record<string, string> };
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -172,7 +175,8 @@ export async function startStack(
   const hub = new EventHub({ listen: database.listen, logger });
   const encryptionKey = randomBytes(32);
   const sealedBox = new SealedBox(encryptionKey);
-  const { media, mediaEnv, removeMedia } = testMediaStore(opts.mediaStore ?? defaultMediaStore);
+  const given = opts.mediaStore ?? defaultMediaStore;
+  const { media, mediaEnv, removeMedia } = typeof given === 'string' ? testMediaStore(given) : { media: given.store, mediaEnv: given.env, removeMedia: async () => undefined };
   const unreachable = opts.upstream ? undefined : unreachableUpstream();
   // Media URLs name the gateway's origin, so its port is chosen before core is built. Another
   // process can take a port between its choice and the gateway's listen: then core is built again

@@ -9,13 +9,13 @@
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart, { type MultipartFile } from '@fastify/multipart';
-import type { Transport } from '@connectrpc/connect';
+import { ConnectError, type Transport } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Access } from '../../../gen/vps/options/v1/options_pb';
 import { VideoService, type Video } from '../../../gen/vps/video/v1/video_pb';
-import { ApiError } from '../../../core/errors';
+import { ApiError, CODE_HEADER } from '../../../core/errors';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../core/interceptors/idempotency.interceptor';
-import { MediaTooLargeError, type MediaStore } from '../../../core/media/storage';
+import { MediaStoreUnavailableError, MediaTooLargeError, type MediaStore } from '../../../core/media/storage';
 import { videoFormat } from '../../../sandbox/media';
 import { uploadedVideoJson, videoJson } from '../../presenters/videos';
 import { discardRest, FIELD_LIMIT_BYTES, fieldsThenFile, refuseInput, type PartAfterFile } from '../../multipart';
@@ -156,6 +156,14 @@ async function storeFile(
   try {
     stored = await media.write(storageKey, part.file, { maxBytes });
   } catch (err) {
+    if (err instanceof MediaStoreUnavailableError) {
+      // Not the caller's doing: the record fails with the reason (core's 2001 refusal of the
+      // upload is expected), and the answer is the store's retryable 503.
+      await complete({ failureReason: 'file: the media store was unavailable; upload again' }).catch((refusal: unknown) => {
+        if (!(refusal instanceof ConnectError && refusal.metadata.get(CODE_HEADER) === '2001')) req.log.error({ err: refusal }, 'could not fail the record of an upload the store lost');
+      });
+      throw err;
+    }
     const tooLarge = err instanceof MediaTooLargeError;
     const reason = tooLarge ? `file: larger than the limit of ${maxBytes} bytes` : 'file: the upload was interrupted before the file ended';
     // A client that left or sent a broken body is worth a line in the log; an oversized file is not.

@@ -1,0 +1,113 @@
+/**
+ * Direct uploads on the S3 store when things go wrong past the first parts: a client that gives up
+ * midway leaves no object and no unfinished multipart upload in the bucket, and a store that goes
+ * away midway is a retryable 503 in the envelope, not the caller's fault (what parts it kept are
+ * the workers' orphan sweep's). Either way the record ends failed with the reason, never stuck
+ * `uploading`.
+ */
+import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { Track } from '../../gen/vps/seat/v1/seat_pb';
+import { S3MediaStore } from '../../core/media/s3-store';
+import { call } from '../helpers/http';
+import { s3Env, startMinio, type S3Server } from '../helpers/minio-server';
+import { eventually } from '../helpers/receivers';
+import { createBoundSeat, createTenant, startStack, uniqueAccount, type Stack } from '../helpers/stack';
+import { mp4Bytes } from '../helpers/videos';
+
+const PART = 5 * 1024 * 1024;
+const PREFIX = 'failures/';
+
+interface VideoJson {
+  id: string;
+  status: string;
+  failureReason: string | null;
+}
+
+/** A multipart body that sends `before` bytes of file, calls `midway`, then sends until `total` or fails when `cutAt` is reached. */
+function uploadBody(seatId: string, boundary: string, opts: { total: number; cutAt?: number; midway?: () => void; midwayAt?: number }): Readable {
+  let sent = 0;
+  let started = false;
+  let called = false;
+  const chunk = mp4Bytes(256 * 1024);
+  return new Readable({
+    read() {
+      if (!started) {
+        started = true;
+        this.push(`--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seatId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n\r\n`);
+      }
+      if (opts.cutAt !== undefined && sent >= opts.cutAt) return this.destroy(new Error('client gave up'));
+      if (!called && opts.midway && sent >= (opts.midwayAt ?? Infinity)) {
+        called = true;
+        opts.midway();
+      }
+      if (sent >= opts.total) {
+        this.push(`\r\n--${boundary}--\r\n`);
+        this.push(null);
+        return;
+      }
+      sent += chunk.length;
+      this.push(chunk);
+    },
+  });
+}
+
+describe('direct uploads on the S3 store that fail midway', () => {
+  let minio: S3Server;
+  let store: S3MediaStore;
+  let admin: S3Client;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    // A MinIO of this file's own, so the outage below touches no other suite.
+    minio = await startMinio();
+    const settings = { bucket: minio.bucket, endpoint: minio.endpoint, region: 'us-east-1', forcePathStyle: true, keyPrefix: PREFIX, partSizeBytes: PART, partsInFlight: 2, requestTimeoutMs: 3_000 };
+    const credentials = { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey };
+    store = new S3MediaStore({ ...settings, credentials });
+    admin = new S3Client({ endpoint: minio.endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
+    stack = await startStack({ mediaStore: { store, env: s3Env(minio, minio.bucket, PREFIX) }, videos: { maxBytes: 64 * 1024 * 1024 } });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+    store?.close();
+    admin?.destroy();
+    await minio?.stop();
+  });
+
+  const bucketContents = async () => {
+    const objects = (await admin.send(new ListObjectsV2Command({ Bucket: minio.bucket, Prefix: PREFIX }))).Contents ?? [];
+    const uploads = ((await admin.send(new ListMultipartUploadsCommand({ Bucket: minio.bucket }))).Uploads ?? []).filter((u) => u.Key!.startsWith(PREFIX));
+    return { objects: objects.map((o) => o.Key), uploads: uploads.map((u) => u.Key) };
+  };
+  const recordsOf = (key: string) => call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key });
+
+  it('leaves no object and no parts when the client gives up after two parts, and fails the record', async () => {
+    const tenant = await createTenant(stack);
+    const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
+    const boundary = 'cut-after-parts';
+    const body = uploadBody(seat.id, boundary, { total: 40 * 1024 * 1024, cutAt: 2 * PART + 1024 * 1024 });
+    await expect(
+      request(`${stack.baseUrl}/v1/videos`, { method: 'POST', body, headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }),
+    ).rejects.toThrow();
+    const list = await eventually(() => recordsOf(tenant.apiKey), (r) => r.body.data.items[0]?.status === 'failed', 10_000, 100);
+    expect(list.body.data.items).toEqual([expect.objectContaining({ status: 'failed', failureReason: 'file: the upload was interrupted before the file ended' })]);
+    expect(await bucketContents()).toEqual({ objects: [], uploads: [] });
+  });
+
+  it('answers a retryable 503 when the store goes away midway, and fails the record rather than leaving it uploading', async () => {
+    const tenant = await createTenant(stack);
+    const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
+    const boundary = 'store-gone';
+    let stopping: Promise<void> | undefined;
+    const body = uploadBody(seat.id, boundary, { total: 30 * 1024 * 1024, midwayAt: PART + 1024 * 1024, midway: () => (stopping = minio.stop()) });
+    const res = await request(`${stack.baseUrl}/v1/videos`, { method: 'POST', body, headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const answer = (await res.body.json()) as { code: number; message: string; data: Record<string, unknown> };
+    await stopping;
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(answer).toEqual({ code: 5000, message: expect.stringMatching(/^media store unavailable \(write\): .*; retry after the Retry-After seconds$/), data: { retryable: true } });
+    const list = await recordsOf(tenant.apiKey);
+    expect(list.body.data.items).toEqual([expect.objectContaining({ status: 'failed', failureReason: 'file: the media store was unavailable; upload again' })]);
+  }, 60_000);
+});
