@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../core/embedded/temporal-dev-server';
+import type { S3StoreSettings } from '../../core/media/s3-store';
 import { REPO_ROOT } from './processes';
 
 export interface S3Server {
@@ -71,7 +72,7 @@ export async function startMinio(opts: { startTimeoutMs?: number } = {}): Promis
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const client = adminS3Client({ endpoint, accessKeyId, secretAccessKey });
   const createBucket = async (name = `vps-${randomBytes(6).toString('hex')}`) => {
     await client.send(new CreateBucketCommand({ Bucket: name }));
     return name;
@@ -113,4 +114,30 @@ export function testS3(): { server: Pick<S3Server, 'endpoint' | 'accessKeyId' | 
   const bucket = process.env.TEST_S3_BUCKET ?? 'vps-test';
   const prefix = `t-${randomBytes(6).toString('hex')}/`;
   return { server, bucket, prefix, env: s3Env(server, bucket, prefix) };
+}
+
+type ServerAccess = Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secretAccessKey'>;
+
+/**
+ * S3 store settings for tests: the smallest part S3 allows (so files of a few MB take the
+ * multipart path), two parts in flight, a short timeout.
+ */
+export function testStoreSettings(server: ServerAccess, bucket: string, keyPrefix: string, overrides: Partial<S3StoreSettings> = {}): S3StoreSettings {
+  return {
+    bucket,
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    forcePathStyle: true,
+    keyPrefix,
+    partSizeBytes: 5 * 1024 * 1024,
+    partsInFlight: 2,
+    requestTimeoutMs: 5_000,
+    ...overrides,
+  };
+}
+
+/** A client with the server's root credentials, for a test to look into the bucket. */
+export function adminS3Client(server: ServerAccess): S3Client {
+  return new S3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
 }

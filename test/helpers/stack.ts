@@ -30,7 +30,7 @@ import { createUpstream } from '../../core/upstream';
 import { FolderMediaStore } from '../../core/media/folder-store';
 import { S3MediaStore } from '../../core/media/s3-store';
 import type { MediaStore } from '../../core/media/storage';
-import { testS3 } from './minio-server';
+import { testS3, testStoreSettings } from './minio-server';
 import { TokenSigner } from '../../core/media/signed-tokens';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import type { VideoSettings } from '../../core/services/video.service';
@@ -106,18 +106,7 @@ function testMediaStore(kind: MediaStoreKind): { media: MediaStore; mediaEnv: Re
     return { media: new FolderMediaStore(dir), mediaEnv: { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: dir }, removeMedia: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const s3 = testS3();
-  const media = new S3MediaStore({
-    bucket: s3.bucket,
-    endpoint: s3.server.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey },
-    forcePathStyle: true,
-    keyPrefix: s3.prefix,
-    // The smallest part S3 allows, so the suites' files of a few MB take the multipart path.
-    partSizeBytes: 5 * 1024 * 1024,
-    partsInFlight: 2,
-    requestTimeoutMs: 10_000,
-  });
+  const media = new S3MediaStore(testStoreSettings(s3.server, s3.bucket, s3.prefix, { requestTimeoutMs: 10_000 }));
   // The bucket lives as long as the run's MinIO; each stack only stops using its prefix.
   return { media, mediaEnv: s3.env, removeMedia: async () => media.close() };
 }

@@ -3,13 +3,13 @@
  * stops it with a message that says why, and workers sweep the multipart uploads a killed process
  * left behind.
  */
-import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
 import { eventually } from '../helpers/receivers';
 import { requiredEnv } from '../helpers/stack';
-import { testS3 } from '../helpers/minio-server';
+import { adminS3Client, testS3 } from '../helpers/minio-server';
 
 async function exitOf(handle: ChildHandle): Promise<number | null> {
   if (handle.child.exitCode !== null) return handle.child.exitCode;
@@ -42,7 +42,7 @@ describe('the media store at start-up and in the background', () => {
 
   it('has a worker abort the multipart uploads a killed process left, once they are old enough', async () => {
     const s3 = testS3();
-    const admin = new S3Client({ endpoint: s3.server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey } });
+    const admin = adminS3Client(s3.server);
     const key = `${s3.prefix}videos/vid_${randomBytes(4).toString('hex')}`;
     const elsewhere = `other-${randomBytes(4).toString('hex')}/videos/vid_keep`;
     try {

@@ -2,35 +2,20 @@
  * The S3 media store on a real MinIO: the same contract as the folder, plus what only a network
  * store has (parts, an outage, a start-up check that names what is wrong).
  */
-import { CreateMultipartUploadCommand, DeleteObjectsCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, DeleteObjectsCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { S3MediaStore, type S3StoreSettings } from '../../core/media/s3-store';
 import { MediaStoreUnavailableError } from '../../core/media/storage';
 import { describeMediaStoreContract } from '../helpers/media-store-contract';
-import { testS3 } from '../helpers/minio-server';
+import { adminS3Client, testS3, testStoreSettings } from '../helpers/minio-server';
 
+/** testStoreSettings' part size. */
 const PART = 5 * 1024 * 1024;
 
-function settingsFor(s3: ReturnType<typeof testS3>, overrides: Partial<S3StoreSettings> = {}): S3StoreSettings {
-  return {
-    bucket: s3.bucket,
-    endpoint: s3.server.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey },
-    forcePathStyle: true,
-    keyPrefix: s3.prefix,
-    partSizeBytes: PART,
-    partsInFlight: 2,
-    requestTimeoutMs: 5_000,
-    ...overrides,
-  };
-}
-
-function adminClient(s3: ReturnType<typeof testS3>): S3Client {
-  return new S3Client({ endpoint: s3.server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey } });
-}
+const settingsFor = (s3: ReturnType<typeof testS3>, overrides: Partial<S3StoreSettings> = {}) => testStoreSettings(s3.server, s3.bucket, s3.prefix, overrides);
+const adminClient = (s3: ReturnType<typeof testS3>) => adminS3Client(s3.server);
 
 /** Objects under the prefix (without it) and unfinished multipart uploads (as `upload:<key>`). */
 async function listUnder(client: S3Client, bucket: string, prefix: string): Promise<string[]> {

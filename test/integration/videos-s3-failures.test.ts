@@ -5,17 +5,18 @@
  * the workers' orphan sweep's). Either way the record ends failed with the reason, never stuck
  * `uploading`.
  */
-import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { S3MediaStore } from '../../core/media/s3-store';
 import { call } from '../helpers/http';
-import { s3Env, startMinio, type S3Server } from '../helpers/minio-server';
+import { adminS3Client, s3Env, startMinio, testStoreSettings, type S3Server } from '../helpers/minio-server';
 import { eventually } from '../helpers/receivers';
 import { createBoundSeat, createTenant, startStack, uniqueAccount, type Stack } from '../helpers/stack';
 import { mp4Bytes } from '../helpers/videos';
 
+/** testStoreSettings' part size. */
 const PART = 5 * 1024 * 1024;
 const PREFIX = 'failures/';
 
@@ -62,10 +63,8 @@ describe('direct uploads on the S3 store that fail midway', () => {
   beforeAll(async () => {
     // A MinIO of this file's own, so the outage below touches no other suite.
     minio = await startMinio();
-    const settings = { bucket: minio.bucket, endpoint: minio.endpoint, region: 'us-east-1', forcePathStyle: true, keyPrefix: PREFIX, partSizeBytes: PART, partsInFlight: 2, requestTimeoutMs: 3_000 };
-    const credentials = { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey };
-    store = new S3MediaStore({ ...settings, credentials });
-    admin = new S3Client({ endpoint: minio.endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
+    store = new S3MediaStore(testStoreSettings(minio, minio.bucket, PREFIX, { requestTimeoutMs: 3_000 }));
+    admin = adminS3Client(minio);
     stack = await startStack({ mediaStore: { store, env: s3Env(minio, minio.bucket, PREFIX) }, videos: { maxBytes: 64 * 1024 * 1024 } });
   }, 60_000);
   afterAll(async () => {
