@@ -1,10 +1,17 @@
 /**
  * The servers under measurement, in their own process so the load generator does not share their
  * event loop: the full path (gateway → core → Postgres, with core in memory as in --role all, and
- * over HTTP as with separate roles) and the baseline, a bare Fastify route running the same query.
+ * over Connect as with separate roles, HTTP/1.1 and HTTP/2), the baseline, a bare Fastify route
+ * running the same query, and the anchor, that route behind one bare connect-node unary call.
+ * The production topology (`vps serve --role gateway,core`) runs as a process of its own (run.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import http from 'node:http';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { createClient } from '@connectrpc/connect';
+import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
+import { HealthService } from '../../gen/vps/health/v1/health_pb';
 import Fastify from 'fastify';
 import postgres from 'postgres';
 import { hashApiKey } from '../../core/crypto/api-keys';
@@ -67,6 +74,20 @@ async function main() {
   const overHttp = await buildApp({ transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }), logger, media, maxUploadBytes: 1024 });
   await overHttp.listen({ host: '127.0.0.1', port: 0 });
 
+  // The HTTP/2 alternative: core's Connect services on an h2c server, the gateway's transport on one
+  // HTTP/2 session that every call shares (connect-node keeps it open and multiplexes on it). Plain
+  // connect-node rather than core's Fastify server, which speaks HTTP/1.1 only: if this does not
+  // reach the target, core's server with Fastify around it would not either.
+  const h2Core = http2.createServer(connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors }));
+  await listen(h2Core);
+  const overHttp2 = await buildApp({
+    transport: createConnectTransport({ baseUrl: `http://127.0.0.1:${(h2Core.address() as AddressInfo).port}`, httpVersion: '2', useBinaryFormat: true }),
+    logger,
+    media,
+    maxUploadBytes: 1024,
+  });
+  await overHttp2.listen({ host: '127.0.0.1', port: 0 });
+
   // Baseline: the same query the seat repository runs, straight from a route, same pool size.
   const sql = postgres(url, { max: 10 });
   const bare = Fastify();
@@ -90,8 +111,33 @@ async function main() {
   });
   await sameWork.listen({ host: '127.0.0.1', port: 0 });
 
-  const port = (app: { server: { address(): unknown } }) => (app.server.address() as { port: number }).port;
-  process.stdout.write(`${JSON.stringify({ bare: port(bare), sameWork: port(sameWork), inMemory: port(inMemory), overHttp: port(overHttp) })}\n`);
+  // Anchor: the baseline's route making one unary call to a bare connect-node server (an answer
+  // built from nothing, no interceptors) before its query. What it loses against the baseline is
+  // the least any topology pays that crosses HTTP/1.1 once per request.
+  const hopServer = http.createServer(connectNodeAdapter({ routes: (router) => router.service(HealthService, { check: () => ({ ready: true }) }) }));
+  await listen(hopServer);
+  const hopClient = createClient(
+    HealthService,
+    createConnectTransport({ baseUrl: `http://127.0.0.1:${(hopServer.address() as AddressInfo).port}`, httpVersion: '1.1', useBinaryFormat: true }),
+  );
+  const anchor = Fastify();
+  anchor.get('/v1/seats', async () => {
+    await hopClient.check({});
+    const rows = await sql`select * from seats where customer_id = ${customerId} order by id`;
+    return { code: 0, message: 'ok', data: { items: rows } };
+  });
+  await anchor.listen({ host: '127.0.0.1', port: 0 });
+
+  const port = (app: { server: { address(): unknown } }) => (app.server.address() as AddressInfo).port;
+  const ports = { bare: port(bare), sameWork: port(sameWork), anchor: port(anchor), inMemory: port(inMemory), overHttp: port(overHttp), overHttp2: port(overHttp2) };
+  process.stdout.write(`${JSON.stringify(ports)}\n`);
+}
+
+function listen(server: http.Server | http2.Http2Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
 }
 
 main().catch((err: unknown) => {
