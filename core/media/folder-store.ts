@@ -10,10 +10,15 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { beginFolderResumableWrite, discardFolderResumableWrite, FOLDER_CHECKPOINT_EVERY_MS, type FolderResumableSettings } from './folder-resumable-write';
+import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
 export class FolderMediaStore implements MediaStore {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly resumable: FolderResumableSettings = { checkpointEveryMs: FOLDER_CHECKPOINT_EVERY_MS },
+  ) {}
 
   get description(): string {
     return `folder ${this.root}`;
@@ -66,6 +71,14 @@ export class FolderMediaStore implements MediaStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+  }
+
+  resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite> {
+    return beginFolderResumableWrite(this.file(key), resume, this.resumable);
+  }
+
+  async discardResumable(key: string): Promise<void> {
+    await discardFolderResumableWrite(this.file(key));
   }
 
   async remove(key: string): Promise<void> {

@@ -20,7 +20,10 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkedKey, meter, MediaNotFoundError, MediaStoreUnavailableError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+import { describe, isNotFound, unavailable } from './s3-errors';
+import { beginS3ResumableWrite, discardS3ResumableWrite, type S3ResumableTarget } from './s3-resumable-write';
+import type { ResumableWrite, ResumePoint } from './resumable-write';
+import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
 export interface S3StoreSettings {
   bucket: string;
@@ -142,6 +145,23 @@ export class S3MediaStore implements MediaStore {
     }
   }
 
+  resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite> {
+    return beginS3ResumableWrite(this.resumableTarget(key), resume);
+  }
+
+  async discardResumable(key: string): Promise<void> {
+    try {
+      await discardS3ResumableWrite(this.resumableTarget(key));
+    } catch (err) {
+      throw unavailable('remove', err);
+    }
+  }
+
+  private resumableTarget(key: string): S3ResumableTarget {
+    const { bucket, partSizeBytes, partsInFlight } = this.settings;
+    return { client: this.client, bucket, objectKey: this.objectKey(key), partSizeBytes, partsInFlight };
+  }
+
   /**
    * Aborts this deployment's multipart uploads begun before `olderThan`: what a process killed
    * mid-write leaves behind. Returns how many it aborted.
@@ -167,22 +187,4 @@ export class S3MediaStore implements MediaStore {
   close(): void {
     this.client.destroy();
   }
-}
-
-function isNotFound(err: unknown): boolean {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
-}
-
-function describe(err: unknown): string {
-  const e = err as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
-  const status = e?.$metadata?.httpStatusCode;
-  if (status === 404) return 'the bucket does not exist';
-  if (status === 403) return 'access denied (check MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY)';
-  const detail = e?.message && e.message !== 'UnknownError' ? e.message : (e?.code ?? e?.name ?? String(err));
-  return status ? `HTTP ${status}: ${detail}` : detail;
-}
-
-function unavailable(action: string, err: unknown): MediaStoreUnavailableError {
-  return new MediaStoreUnavailableError(`media store unavailable (${action}): ${describe(err)}`, { cause: err });
 }

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { DependencyUnavailableError } from '../errors';
+import type { ResumableWrite, ResumePoint } from './resumable-write';
 
 /** Enough of a file to recognise its container. */
 export const HEAD_BYTES = 4096;
@@ -61,6 +62,10 @@ export interface MediaStore {
   /** Opens the object (or an inclusive byte range of it); rejects with MediaNotFoundError before any byte when absent. */
   open(key: string, range?: { start: number; end: number }): Promise<Readable>;
   size(key: string): Promise<number | undefined>;
+  /** Begins a resumable write of `key`, or goes on from `resume` when what it names is still stored. */
+  resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite>;
+  /** Removes what unfinished resumable writes of `key` left; the object itself, if any, stays. */
+  discardResumable(key: string): Promise<void>;
   /** Removes the object; removing an absent one is not an error. */
   remove(key: string): Promise<void>;
   close(): void;

@@ -9,7 +9,8 @@ describeMediaStoreContract(
   async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'vps-media-unit-'));
     return {
-      store: new FolderMediaStore(root),
+      // A flush, and so a checkpoint, whenever none is running: files of 200 kB get several.
+      store: new FolderMediaStore(root, { checkpointEveryMs: 0 }),
       // Every file, finished or partial, by its path under the root.
       leftovers: async () =>
         readdirSync(root, { recursive: true, withFileTypes: true })
