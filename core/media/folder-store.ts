@@ -14,6 +14,15 @@ import { beginFolderResumableWrite, discardFolderResumableWrite, FOLDER_CHECKPOI
 import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
+/**
+ * What a write may buffer ahead of the disk. Node's default (16 KiB) let one socket chunk through
+ * at a time, so the disk write and the next chunk's parsing and hashing took turns: the main thread
+ * sat idle for 40% of a 1 GiB upload. With room for a few chunks they overlap, and waiting chunks
+ * go to the disk in one writev (a bare receiver of 1 GiB: 2.5 s with the default, 1.4 s with this;
+ * bench/upload).
+ */
+export const WRITE_BUFFER_BYTES = 1024 * 1024;
+
 export class FolderMediaStore implements MediaStore {
   constructor(
     readonly root: string,
@@ -43,7 +52,7 @@ export class FolderMediaStore implements MediaStore {
     const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
     const metered = meter(opts);
     try {
-      await pipeline(source, metered.stream, createWriteStream(partial), ...(opts.signal ? [{ signal: opts.signal }] : []));
+      await pipeline(source, metered.stream, createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES }), ...(opts.signal ? [{ signal: opts.signal }] : []));
       await rename(partial, target);
     } catch (err) {
       await rm(partial, { force: true });

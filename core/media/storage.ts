@@ -5,10 +5,10 @@
  * are computed on the way, and a write stops as soon as it passes its size cap, so an oversized
  * or endless body never fills the store. A reader never sees half an object.
  */
-import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { DependencyUnavailableError } from '../errors';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
+import { ThreadedSha256 } from './sha256-thread';
 
 /** Enough of a file to recognise its container. */
 export const HEAD_BYTES = 4096;
@@ -81,13 +81,16 @@ export function checkedKey(key: string): string {
 
 /**
  * A pass-through that counts, hashes and keeps the head of what flows through it, and fails the
- * stream with MediaTooLargeError the moment the count passes the cap.
+ * stream with MediaTooLargeError the moment the count passes the cap. The hash runs on a thread of
+ * its own (sha256-thread.ts); the stream ends only once it is known, so `result()` is ready when
+ * whatever consumed the stream has finished.
  */
 export function meter(opts: Pick<WriteOptions, 'maxBytes' | 'onProgress'>): { stream: Transform; result(): StoredMedia } {
-  const hash = createHash('sha256');
+  const hash = new ThreadedSha256();
   const head: Buffer[] = [];
   let size = 0;
   let headSize = 0;
+  let sha256: string | undefined;
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
@@ -96,10 +99,28 @@ export function meter(opts: Pick<WriteOptions, 'maxBytes' | 'onProgress'>): { st
         head.push(chunk.subarray(0, HEAD_BYTES - headSize));
         headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
       }
-      hash.update(chunk);
       opts.onProgress?.(size);
-      done(null, chunk);
+      // Passed on at once unless the hash is a few MiB behind: then this stream waits for it.
+      const behind = hash.update(chunk);
+      if (behind) behind.then(() => done(null, chunk), done);
+      else done(null, chunk);
+    },
+    flush(done) {
+      hash.digest().then((hex) => {
+        sha256 = hex;
+        done();
+      }, done);
+    },
+    destroy(err, done) {
+      if (sha256 === undefined) hash.abandon();
+      done(err);
     },
   });
-  return { stream, result: () => ({ sizeBytes: size, sha256: hash.digest('hex'), head: Buffer.concat(head) }) };
+  return {
+    stream,
+    result() {
+      if (sha256 === undefined) throw new Error('the metered stream has not ended');
+      return { sizeBytes: size, sha256, head: Buffer.concat(head) };
+    },
+  };
 }
