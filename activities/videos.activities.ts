@@ -1,8 +1,8 @@
 /**
  * The side effects of the video library: fetching a remote source into the media store (streamed,
- * capped, guarded against private addresses at every hop), handing a stored file to the shop's
- * upload API, the status changes the upload and lifetime workflows make, and the expiry repair's
- * starts of missing lifetimes. A refusal that retrying cannot change (4xx, too large, not a
+ * capped, guarded against private addresses at every hop, resumed where a crashed attempt
+ * stopped), handing a stored file to the shop's upload API, the status changes the upload and
+ * lifetime workflows make, and the expiry repair's starts of missing lifetimes. A refusal that retrying cannot change (4xx, too large, not a
  * video, refused address) is a non-retryable failure whose message is the record's failure
  * reason; network errors and 5xx are retried, as are the database and Temporal being away. Each
  * failure carries in its details the spec code a caller waiting for the upload is answered with,
@@ -22,6 +22,7 @@ import { uploadVideoFile } from '../core/upstream/shop/content';
 import { videoFormat } from '../sandbox/media';
 import type { ErrorCode } from '../core/errors';
 import { asActivityFailure } from './upstream-failure';
+import { identityOf, rangeAnswer, rangeHeaders, resumeOf, type FetchHeartbeat } from './source-resume';
 import { startVideoLifetime } from '../core/temporal/video-lifetime';
 import type { VideoExpiryRepairRound } from '../workflows/shared';
 
@@ -55,15 +56,15 @@ export function createVideoActivities(deps: ActivityDeps) {
   // address after the URL was checked is still refused.
   const agent = new Agent({ connect: { lookup: contactableLookup(deps.allowInsecureSourceUrls) } });
 
-  /** The response of the URL after following redirects by hand, each hop checked again. */
-  async function follow(url: string, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  /** The response of the URL after following redirects by hand, each hop checked again; `headers` go to every hop. */
+  async function follow(url: string, signal: AbortSignal, timeoutMs: number, headers: Record<string, string> = {}): Promise<Dispatcher.ResponseData> {
     let current = url;
     for (let hop = 0; ; hop++) {
       const refusal = await refuseUnsafeUrl(current, { allowInsecure: deps.allowInsecureSourceUrls });
       if (refusal) throw rejected(`sourceUrl ${hop === 0 ? '' : 'redirect '}refused: ${refusal}`);
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(current, { method: 'GET', dispatcher: agent, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, headers: { 'user-agent': 'vps-media-fetch/1' } });
+        res = await request(current, { method: 'GET', dispatcher: agent, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, headers: { 'user-agent': 'vps-media-fetch/1', ...headers } });
       } catch (err) {
         throw networkFailure(err);
       }
@@ -83,36 +84,89 @@ export function createVideoActivities(deps: ActivityDeps) {
       return { track: row.track, needsFetch: row.source === 'remote' && row.storageKey === null, active: row.status === 'processing' };
     },
 
-    /** Streams the record's sourceUrl into the media store and checks it is a video. */
+    /**
+     * Streams the record's sourceUrl into the media store and checks it is a video. The store keeps
+     * what arrived in pieces a later attempt can use, and each heartbeat names them: an attempt
+     * that follows one cut short (a worker killed, the connection lost) asks the source for the
+     * rest with a range request, and starts over when the source cannot give it (source-resume.ts).
+     */
     async fetchVideoSource(input: { videoId: string; maxBytes: number; timeoutMs: number }): Promise<{ stored: boolean }> {
       const ctx = Context.current();
+      const previous = resumeOf(ctx.info.heartbeatDetails);
+      const key = storageKeyOf(input.videoId);
       const row = await findVideo(deps.db, input.videoId);
-      if (!row?.sourceUrl || row.status !== 'processing') return { stored: false };
+      if (!row?.sourceUrl || row.status !== 'processing') {
+        // Deleted while an earlier attempt had stored part of it: that part goes too.
+        if (previous) await deps.media.discardResumable(key);
+        return { stored: false };
+      }
+      const log = deps.logger.child({ videoId: row.id });
       const signal = AbortSignal.any([ctx.cancellationSignal, AbortSignal.timeout(input.timeoutMs)]);
-      let done = 0;
-      const beat = setInterval(() => ctx.heartbeat({ bytes: done }), HEARTBEAT_EVERY_MS);
-      const key = storageKeyOf(row.id);
+      // Until this attempt stores more, its heartbeats keep naming what the last one stored: a retry
+      // after this attempt failed early still finds it.
+      const progress: FetchHeartbeat = previous ? { bytes: previous.point.offset, resume: previous } : { bytes: 0 };
+      // Well inside the heartbeat timeout whatever it is set to, so a live fetch is never taken for a dead one.
+      const beatEveryMs = Math.min(HEARTBEAT_EVERY_MS, (ctx.info.heartbeatTimeoutMs || Infinity) / 3);
+      const beat = setInterval(() => ctx.heartbeat({ ...progress }), beatEveryMs);
       try {
-        const res = await follow(row.sourceUrl, signal, input.timeoutMs);
+        let writing;
+        try {
+          writing = await deps.media.resumableWrite(key, previous?.point);
+        } catch (err) {
+          throw networkFailure(err, signal);
+        }
+        if (writing.lostResume) log.warn({ offset: previous?.point.offset, reason: writing.lostResume }, `${writing.lostResume}; the fetch starts over`);
+        const startOver = () => {
+          writing.restart();
+          progress.bytes = 0;
+          delete progress.resume;
+        };
+        if (writing.offset === 0) startOver();
+        let source = writing.offset > 0 ? previous!.source : undefined;
+        let res = await follow(row.sourceUrl, signal, input.timeoutMs, source ? rangeHeaders(writing.offset, source) : {});
+        let length: number | undefined;
+        if (source) {
+          const answer = rangeAnswer(res.statusCode, res.headers, writing.offset, source);
+          if (answer?.resumes) {
+            log.info({ offset: writing.offset }, 'the fetch goes on from where the interrupted attempt stopped');
+            length = answer.length;
+          } else if (answer) {
+            log.warn({ offset: writing.offset, status: res.statusCode, reason: answer.reason }, `${answer.reason}; the fetch starts over`);
+            startOver();
+            source = undefined;
+            if (!answer.whole) {
+              await res.body.dump();
+              res = await follow(row.sourceUrl, signal, input.timeoutMs);
+            }
+          }
+        }
         if (res.statusCode < 200 || res.statusCode > 299) {
           await res.body.dump();
           const reason = `sourceUrl answered HTTP ${res.statusCode}`;
           // The source may recover from its own failure; a 4xx says the request is wrong.
           throw res.statusCode >= 500 || res.statusCode === 429 ? unavailable(reason) : rejected(reason);
         }
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > input.maxBytes) {
+        if (!source) {
+          source = identityOf(res.headers);
+          length = source.length;
+        }
+        if (length !== undefined && length > input.maxBytes) {
           // Reads nothing more: the connection is dropped rather than drained.
           await res.body.dump({ limit: 0 });
-          throw rejected(`file: larger than the limit of ${input.maxBytes} bytes (the source declares ${declared})`);
+          throw rejected(`file: larger than the limit of ${input.maxBytes} bytes (the source declares ${length})`);
         }
+        const identity = source;
         let stored;
         try {
-          stored = await deps.media.write(key, res.body, {
+          stored = await writing.complete(res.body, {
             maxBytes: input.maxBytes,
             signal,
             onProgress: (bytes) => {
-              done = bytes;
+              progress.bytes = bytes;
+            },
+            onCheckpoint: (point) => {
+              progress.resume = { point, source: identity };
+              ctx.heartbeat({ ...progress });
             },
           });
         } catch (err) {
@@ -185,6 +239,8 @@ export function createVideoActivities(deps: ActivityDeps) {
 
     /** The upload failed: the reason lands on the record, and no partial bytes stay behind. */
     async failVideoUpload(input: { videoId: string; reason: string }): Promise<void> {
+      // What a fetch stored for its next attempt too: there is none now.
+      await deps.media.discardResumable(storageKeyOf(input.videoId));
       await deps.media.remove(storageKeyOf(input.videoId));
       await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], { status: 'failed', failureReason: input.reason, storageKey: null });
     },

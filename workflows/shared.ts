@@ -92,6 +92,8 @@ export interface VideoUploadInput {
   maxBytes: number;
   /** Time allowed to fetch a remote source. */
   fetchTimeoutMs: number;
+  /** How long the fetch's heartbeats may stop before its attempt counts as dead and a retry resumes it; 30 s when absent (inputs of older starts). */
+  fetchHeartbeatTimeoutMs?: number;
   /** Validity of a video track URL from the moment the record becomes available. */
   urlTtlMs: number;
 }

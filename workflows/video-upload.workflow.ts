@@ -32,8 +32,10 @@ export async function videoUploadWorkflow(input: VideoUploadInput): Promise<Vide
   const fetcher = proxyActivities<Activities>({
     // The fetch has its own timeout; this bounds a stuck worker a little beyond it.
     startToCloseTimeout: input.fetchTimeoutMs + 60_000,
-    // The activity heartbeats every 5 s whether or not bytes arrive.
-    heartbeatTimeout: '30 seconds',
+    // The activity heartbeats at least every 5 s (more often under a shorter timeout) whether or
+    // not bytes arrive; a crashed worker's fetch resumes elsewhere once this passes. Replay compares
+    // an activity's type and id, not its timeouts, and inputs without it keep 30 s: no patch needed.
+    heartbeatTimeout: input.fetchHeartbeatTimeoutMs ?? '30 seconds',
     // Network errors and 5xx: a few tries, then the record fails with the last reason.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
   });

@@ -56,6 +56,12 @@ export interface VideoSettings {
   fetchWaitMs: number;
   /** Time allowed to fetch a remote source. */
   remoteTimeoutMs: number;
+  /**
+   * How long a fetch's heartbeats may stop before its attempt counts as dead and the next one
+   * resumes it: how soon a fetch a crashed worker held goes on elsewhere. The workflow's 30 s when
+   * not given.
+   */
+  fetchHeartbeatTimeoutMs?: number;
 }
 
 /** The shop's own limit for a video file (its upload API refuses larger ones). */
@@ -315,6 +321,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
       maxBytes: this.maxBytesFor(row.track),
       fetchTimeoutMs: this.deps.settings.remoteTimeoutMs,
       urlTtlMs: this.deps.settings.urlTtlMs,
+      ...(this.deps.settings.fetchHeartbeatTimeoutMs ? { fetchHeartbeatTimeoutMs: this.deps.settings.fetchHeartbeatTimeoutMs } : {}),
     };
     return (await this.deps.temporalClient()).workflow.start('videoUploadWorkflow', {
       taskQueue: this.deps.taskQueue,

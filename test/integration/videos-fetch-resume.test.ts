@@ -1,0 +1,165 @@
+/**
+ * A remote upload whose worker is killed mid-fetch, on both media stores: the next worker goes on
+ * from the last heartbeated checkpoint with a range request, so the source sends well under one
+ * and a half times the file in all, and the stored file is whole (its SHA-256 and size). A source
+ * that ignores Range sends the file again from its start, and the log says why. Either way, the
+ * store keeps nothing but the file.
+ */
+import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { Track } from '../../gen/vps/seat/v1/seat_pb';
+import { call } from '../helpers/http';
+import { adminS3Client } from '../helpers/minio-server';
+import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
+import { startRangeSource, type RangeSource } from '../helpers/range-source';
+import { eventually } from '../helpers/receivers';
+import { createBoundSeat, createTenant, requiredEnv, startStack, uniqueAccount, type MediaStoreKind, type Stack, type Tenant } from '../helpers/stack';
+
+const MiB = 1024 * 1024;
+/** Five parts of the S3 store's smallest size (the last one short), a few checkpoints of the folder's. */
+const FILE_BYTES = 24 * MiB;
+/**
+ * About 8 s a fetch: by the time half is sent, Temporal has had two throttled heartbeats (one each
+ * 1.6 s under a 2 s timeout) carrying checkpoints, so the retry does not go back to the start.
+ */
+const SOURCE_BYTES_PER_SECOND = 3 * MiB;
+
+interface VideoJson {
+  id: string;
+  status: string;
+  sizeBytes: number | null;
+  sha256: string | null;
+  failureReason: string | null;
+}
+
+describe.each<MediaStoreKind>(['folder', 's3'])('a remote fetch interrupted by a worker crash (%s store)', (store) => {
+  let stack: Stack;
+  let tenant: Tenant;
+  let seatId: string;
+  const taskQueue = `vps-fetch-resume-${store}-${process.pid}-${Date.now()}`;
+  const children: ChildHandle[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({
+      mediaStore: store,
+      taskQueue,
+      // A dead worker's fetch is retried 2 s after its last heartbeat; the answer does not wait for the fetch.
+      videos: { fetchHeartbeatTimeoutMs: 2_000, remoteTimeoutMs: 60_000, fetchWaitMs: 500 },
+    });
+    tenant = await createTenant(stack);
+    seatId = (await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'))).id;
+  }, 60_000);
+  // Each test's workers go with it: a worker left polling would take the next test's fetch.
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map((c) => c.stop('SIGKILL')));
+  });
+  afterAll(() => stack?.close());
+
+  /** A worker in a process of its own on the stack's queue, database and store. */
+  async function worker(): Promise<ChildHandle> {
+    const child = spawnVps(
+      ['serve', '--role', 'worker'],
+      cleanEnv({
+        DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
+        TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        VPS_ENCRYPTION_KEY: stack.encryptionKey.toString('hex'),
+        VPS_ALLOW_INSECURE_SOURCE_URLS: 'true',
+        ...stack.mediaEnv,
+        // The smallest part S3 allows: a checkpoint every 5 MiB.
+        ...(store === 's3' ? { MEDIA_S3_PART_SIZE_BYTES: String(5 * MiB) } : {}),
+        // Every worker runs the expiry repair, which acts on any row of the database other suites
+        // share: with this grace it finds none of theirs.
+        VIDEO_EXPIRY_REPAIR_GRACE_MS: String(365 * 86_400_000),
+        LOG_LEVEL: 'info',
+      }),
+    );
+    children.push(child);
+    await child.waitFor(/worker polling/, 60_000);
+    return child;
+  }
+
+  /** Starts a remote upload of the source with a worker that is killed once the source has sent half the file, then starts another. */
+  async function fetchThroughACrash(source: RangeSource): Promise<{ video: VideoJson; second: ChildHandle }> {
+    const first = await worker();
+    const started = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: source.url, seatId } });
+    expect(started.body).toMatchObject({ code: 0, data: { status: 'processing' } });
+    await eventually(async () => source.sent(), (n) => n >= FILE_BYTES / 2, 30_000);
+    await first.stop('SIGKILL');
+    const second = await worker();
+    const video = await eventually(
+      async () => (await call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${started.body.data.id}`, { key: tenant.apiKey })).body.data,
+      (v) => v.status !== 'processing',
+      90_000,
+      250,
+    );
+    return { video, second };
+  }
+
+  it('goes on from the last checkpoint with a range request: well under 1.5 times the file sent, the stored file whole', async () => {
+    const source = await startRangeSource({ bytes: FILE_BYTES, bytesPerSecond: SOURCE_BYTES_PER_SECOND, ranges: true });
+    try {
+      const { video, second } = await fetchThroughACrash(source);
+      expect(video).toMatchObject({ status: 'available', sizeBytes: FILE_BYTES, sha256: source.sha256, failureReason: null });
+      expect(await storedSha256(stack, video.id)).toBe(source.sha256);
+      process.stdout.write(`${store} store: the source sent ${(source.sent() / FILE_BYTES).toFixed(2)} times the file through one worker crash\n`);
+      expect(source.sent()).toBeLessThan(1.5 * FILE_BYTES);
+      // The first request took the whole file; the retry asked for the rest of the same one.
+      expect(source.requests[0]).toEqual({ status: 200 });
+      expect(source.requests.at(-1)).toEqual({ range: expect.stringMatching(/^bytes=[1-9]\d*-$/), ifRange: expect.stringMatching(/^"/), status: 206 });
+      expect(second.output()).toContain('the fetch goes on from where the interrupted attempt stopped');
+      expect(await unfinished(stack, store)).toEqual([]);
+    } finally {
+      await source.close();
+    }
+  }, 180_000);
+
+  it('starts over when the source ignores Range, says why in the log, and still stores the file whole', async () => {
+    const source = await startRangeSource({ bytes: FILE_BYTES, bytesPerSecond: SOURCE_BYTES_PER_SECOND, ranges: false });
+    try {
+      const { video, second } = await fetchThroughACrash(source);
+      expect(video).toMatchObject({ status: 'available', sizeBytes: FILE_BYTES, sha256: source.sha256 });
+      expect(await storedSha256(stack, video.id)).toBe(source.sha256);
+      // Half before the crash, then all of it again.
+      expect(source.sent()).toBeGreaterThanOrEqual(1.5 * FILE_BYTES);
+      expect(source.requests.at(-1)).toMatchObject({ range: expect.stringMatching(/^bytes=[1-9]\d*-$/), status: 200 });
+      expect(second.output()).toContain('the source does not support range requests; the fetch starts over');
+      expect(await unfinished(stack, store)).toEqual([]);
+    } finally {
+      await source.close();
+    }
+  }, 180_000);
+});
+
+async function storedSha256(stack: Stack, videoId: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of await stack.media.open(`videos/${videoId}`)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** What the stack's store holds besides finished videos: partial files, side objects, unfinished uploads. */
+async function unfinished(stack: Stack, store: MediaStoreKind): Promise<string[]> {
+  return (await everythingIn(stack, store)).filter((key) => !/^videos\/vid_[A-Za-z0-9]+$/.test(key));
+}
+
+/** Everything the stack's store holds: files under the folder, or objects and unfinished uploads under the prefix. */
+async function everythingIn(stack: Stack, store: MediaStoreKind): Promise<string[]> {
+  if (store === 'folder') {
+    const root = stack.mediaEnv.VPS_MEDIA_DIR!;
+    return readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => `${e.parentPath.slice(root.length + 1)}/${e.name}`)
+      .sort();
+  }
+  const { MEDIA_S3_BUCKET: Bucket, MEDIA_S3_PREFIX: prefix } = stack.mediaEnv;
+  const admin = adminS3Client({ endpoint: requiredEnv('TEST_S3_ENDPOINT'), accessKeyId: requiredEnv('TEST_S3_ACCESS_KEY_ID'), secretAccessKey: requiredEnv('TEST_S3_SECRET_ACCESS_KEY') });
+  try {
+    const objects = (await admin.send(new ListObjectsV2Command({ Bucket, Prefix: prefix }))).Contents ?? [];
+    // MinIO lists uploads by exact key only: all of them, filtered here.
+    const uploads = ((await admin.send(new ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).filter((u) => u.Key!.startsWith(prefix!));
+    return [...objects.map((o) => o.Key!.slice(prefix!.length)), ...uploads.map((u) => `upload:${u.Key!.slice(prefix!.length)}`)].sort();
+  } finally {
+    admin.destroy();
+  }
+}
