@@ -2,12 +2,13 @@
  * SHA-256 of a media write, computed on a worker thread. Hashing costs about 0.8 s of CPU per GiB
  * on our 2-core hosts; on the main thread it ran in series with parsing the upload and writing it
  * out (a 1 GiB multipart upload to the folder took 2.6 s with it and 1.6 s without, bench/upload).
- * On a thread of its own it runs beside them (2.3 s). One thread serves the process, started by
- * the first write that passes BATCH_BYTES (smaller files are hashed where they are, in one call at
- * the end) and unreferenced while no hash is open. Each hash copies its bytes into at most
- * BUFFERS_PER_HASH buffers of BATCH_BYTES that are transferred to the thread and back, never
- * copied again nor reallocated, so a hash holds 4 MiB at most and a write waits while all its
- * buffers are away.
+ * On a thread of its own it runs beside them: 2.3 s while the second core had room; on a machine
+ * whose cores are already busy it gains nothing, and costs about 0.15 s of copying per GiB. One
+ * thread serves the process, started by the first write that passes BATCH_BYTES (smaller files
+ * are hashed where they are, in one call at the end) and unreferenced while no hash is open. Each
+ * hash copies its bytes into at most BUFFERS_PER_HASH buffers of BATCH_BYTES that are transferred
+ * to the thread and back, never copied again nor reallocated, so a hash holds 4 MiB at most and a
+ * write waits while all its buffers are away.
  */
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
