@@ -7,7 +7,8 @@ import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import type { RunningWorker } from '../../core/temporal/worker';
 import type { SandboxSettings } from '../../sandbox/context';
 import { startTestSandbox, type TestSandbox } from './sandbox';
-import { startStack, startStackWorker, type Stack, type Tenant } from './stack';
+import { cleanEnv } from './processes';
+import { requiredEnv, startStack, startStackWorker, type Stack, type Tenant } from './stack';
 
 export interface WorkingStack {
   stack: Stack;
@@ -76,4 +77,20 @@ export async function bindSandboxSeat(
     },
   });
   return { account, seatId: seat!.id };
+}
+
+/**
+ * The environment of a `vps serve --role worker` child on the working stack's queue, database,
+ * credentials key and media store (the test's own settings in `extra`).
+ */
+export function childWorkerEnv(env: Pick<WorkingStack, 'stack' | 'taskQueue'>, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return cleanEnv({
+    DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
+    TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
+    TEMPORAL_TASK_QUEUE: env.taskQueue,
+    VPS_ENCRYPTION_KEY: env.stack.encryptionKey.toString('hex'),
+    ...env.stack.mediaEnv,
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
 }

@@ -10,10 +10,10 @@ import { getShopProducts, postVideo } from '../../core/upstream/shop/content';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
-import { cleanEnv, spawnVps } from '../helpers/processes';
-import { createTenant, requiredEnv, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+import { spawnVps } from '../helpers/processes';
+import { createTenant, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
 import { mp4Bytes, uploadMultipart } from '../helpers/videos';
-import { bindSandboxSeat, startWorkingStack, type SandboxAccount, type WorkingStack } from '../helpers/working-stack';
+import { bindSandboxSeat, childWorkerEnv, startWorkingStack, type SandboxAccount, type WorkingStack } from '../helpers/working-stack';
 
 interface RecordJson {
   id: string;
@@ -152,19 +152,13 @@ describe('shop track publishing', () => {
     await env.worker.stop();
     const child = spawnVps(
       ['serve', '--role', 'worker'],
-      cleanEnv({
-        DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
-        TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
-        TEMPORAL_TASK_QUEUE: env.taskQueue,
-        VPS_ENCRYPTION_KEY: stack.encryptionKey.toString('hex'),
-        ...stack.mediaEnv,
+      childWorkerEnv(env, {
         VPLAT_API_BASE: env.sb.url,
         VPLAT_APP_ID: SANDBOX_APP.vplatAppId,
         VPLAT_APP_SECRET: SANDBOX_APP.vplatAppSecret,
         SHOP_API_BASE: env.sb.url,
         SHOP_APP_KEY: SANDBOX_APP.shopAppKey,
         SHOP_APP_SECRET: SANDBOX_APP.shopAppSecret,
-        LOG_LEVEL: 'info',
       }),
     );
     try {

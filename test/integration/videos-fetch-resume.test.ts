@@ -11,7 +11,8 @@ import { readdirSync } from 'node:fs';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { call } from '../helpers/http';
 import { adminS3Client } from '../helpers/minio-server';
-import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
+import { spawnVps, type ChildHandle } from '../helpers/processes';
+import { childWorkerEnv } from '../helpers/working-stack';
 import { startRangeSource, type RangeSource } from '../helpers/range-source';
 import { eventually } from '../helpers/receivers';
 import { createBoundSeat, createTenant, requiredEnv, startStack, startStackWorker, uniqueAccount, unreachableUpstream, type MediaStoreKind, type Stack, type Tenant } from '../helpers/stack';
@@ -65,19 +66,13 @@ function fetchStack(store: MediaStoreKind) {
   async function childWorker(): Promise<ChildHandle> {
     const child = spawnVps(
       ['serve', '--role', 'worker'],
-      cleanEnv({
-        DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
-        TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
-        TEMPORAL_TASK_QUEUE: env.taskQueue,
-        VPS_ENCRYPTION_KEY: env.stack.encryptionKey.toString('hex'),
+      childWorkerEnv(env, {
         VPS_ALLOW_INSECURE_SOURCE_URLS: 'true',
-        ...env.stack.mediaEnv,
         // The smallest part S3 allows: a checkpoint every 5 MiB.
         ...(store === 's3' ? { MEDIA_S3_PART_SIZE_BYTES: String(5 * MiB) } : {}),
         // Every worker runs the expiry repair, which acts on any row of the database other suites
         // share: with this grace it finds none of theirs.
         VIDEO_EXPIRY_REPAIR_GRACE_MS: String(365 * 86_400_000),
-        LOG_LEVEL: 'info',
       }),
     );
     children.push(child);
