@@ -234,7 +234,7 @@ describe('webhook delivery queues', () => {
     // Each wait named, so a slow machine's failure says which step it was.
     const deleted = await within(60_000, 'the deletion of an endpoint with 100,000 queued rows', call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.apiKey }));
     expect(deleted.body.code).toBe(0);
-    expect(await within(30_000, 'the queue workflow to end after the deletion', handle.result())).toBe('closed');
+    expect(await within(60_000, 'the queue workflow to end after the deletion', handle.result())).toBe('closed');
     const left = await queryRows<{ n: number }>(stack.database.db, sql`select count(*)::int as n from deliveries where endpoint_id = ${endpointId} and status = 'pending'`);
     expect(left).toEqual([{ n: 0 }]);
   }, 150_000);
