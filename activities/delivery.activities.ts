@@ -120,7 +120,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         `${deps.workerIdentity}/${ctx.info.workflowExecution?.runId ?? ''}/${ctx.info.activityId}/${ctx.info.attempt}`,
       );
       const closed = await drain.run();
-      return { attempted: drain.attempted, closed, figures: await figuresOf(input.endpointId) };
+      return { attempted: drain.attempted, closed, ...(drain.noticeLeft ? { noticeLeft: true } : {}), figures: await figuresOf(input.endpointId) };
     },
 
     /**

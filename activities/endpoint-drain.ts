@@ -58,6 +58,12 @@ export class EndpointDrain {
   private health: Date | 'healthy' | undefined;
   /** Whether the last claim filled every free slot: more rows are probably due. */
   private more = true;
+  /**
+   * Rows were queued (or the endpoint deleted) after this drain last looked: a drain that ends
+   * with this set tells its workflow to drain again, since the notice reached this drain and no
+   * one else.
+   */
+  noticeLeft = false;
 
   constructor(
     private readonly deps: DrainDeps,
@@ -121,6 +127,7 @@ export class EndpointDrain {
         this.local = this.deps.dispatcher.openDrain(this.endpointId);
       }
     } finally {
+      this.noticeLeft = this.local.takeNotice();
       this.local.close();
       await this.settleInFlight();
     }

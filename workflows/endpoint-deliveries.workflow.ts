@@ -46,7 +46,7 @@ export async function endpointDeliveriesWorkflow(input: EndpointDeliveriesInput)
     const result = await drainEndpointQueue({ endpointId: input.endpointId });
     figures = result.figures;
     if (result.closed) return 'closed';
-    if (woken) continue;
+    if (woken || result.noticeLeft) continue;
     const next = figures.nextDueAt ? Date.parse(figures.nextDueAt) : undefined;
     const wait = next === undefined ? idleEndMs : Math.max(0, next - Date.now());
     if (wait === 0) continue;

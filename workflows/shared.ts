@@ -83,6 +83,12 @@ export interface DrainResult {
   attempted: number;
   /** The endpoint was deleted or disabled: its pending rows are cancelled and the queue ends. */
   closed: boolean;
+  /**
+   * A notice reached the drain after it last looked (it was ending: its time was up, the worker
+   * stopping): the workflow drains again instead of sleeping, or the notice, a deletion's among
+   * them, would be lost. Absent in results of earlier releases.
+   */
+  noticeLeft?: boolean;
   figures: QueueFigures;
 }
 
