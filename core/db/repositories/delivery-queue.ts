@@ -138,22 +138,34 @@ export async function recordOutcomes(db: Executor, outcomes: readonly AttemptOut
       insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded)
       select delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded from v
       on conflict do nothing
+    ), locked as (
+      -- Rows locked in id order, as cancelPendingDeliveries locks them: two statements that lock the
+      -- same rows in different orders deadlock, and deleting an endpoint mid-drain did.
+      select id from deliveries where id in (select delivery_id from v) order by id for update
     )
     update deliveries d set
       status = v.status, attempts_made = greatest(d.attempts_made, v.attempt), next_attempt_at = v.next_attempt_at,
       completed_at = case when v.status = 'pending' then null else now() end, lease_until = null, lease_owner = null
-    from v
+    from v join locked on locked.id = v.delivery_id
     where d.id = v.delivery_id and d.status = 'pending' and d.lease_owner = v.owner`);
 }
 
 /** Ends every pending delivery of an endpoint that was deleted or disabled; returns how many. */
 export async function cancelPendingDeliveries(db: Executor, endpointId: string): Promise<number> {
-  const rows = await db
-    .update(deliveries)
-    .set({ status: 'cancelled', completedAt: new Date(), nextAttemptAt: null, leaseUntil: null, leaseOwner: null })
-    .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'pending')))
-    .returning({ id: deliveries.id });
-  return rows.length;
+  // Locks in id order (see recordOutcomes), and counts instead of returning every id: a queue may
+  // hold 100,000 rows.
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`with locked as (
+          select id from deliveries where endpoint_id = ${endpointId} and status = 'pending' order by id for update
+        ), cancelled as (
+          update deliveries d set status = 'cancelled', completed_at = now(), next_attempt_at = null, lease_until = null, lease_owner = null
+          from locked where d.id = locked.id and d.status = 'pending'
+          returning 1
+        )
+        select count(*)::int as n from cancelled`,
+  );
+  return row?.n ?? 0;
 }
 
 /** When the endpoint's next row not in flight becomes due; null when none is pending. */
