@@ -235,7 +235,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         media,
         signer: signer!,
         publicUrl,
-        videos: { maxBytes: env.VIDEO_MAX_BYTES, urlTtlMs: env.VIDEO_URL_TTL_MS, uploadWaitMs: env.UPLOAD_WAIT_MS, fetchWaitMs: env.VIDEO_FETCH_WAIT_MS, remoteTimeoutMs: env.REMOTE_UPLOAD_TIMEOUT_MS },
+        videos: { maxBytes: env.VIDEO_MAX_BYTES, urlTtlMs: env.VIDEO_URL_TTL_MS, uploadWaitMs: env.UPLOAD_WAIT_MS, fetchWaitMs: env.VIDEO_FETCH_WAIT_MS, remoteTimeoutMs: env.REMOTE_UPLOAD_TIMEOUT_MS, fetchHeartbeatTimeoutMs: env.VIDEO_FETCH_HEARTBEAT_TIMEOUT_MS },
         publishing: {
           pollIntervalMs: env.PUBLISH_POLL_INTERVAL_MS,
           pollAttempts: env.PUBLISH_POLL_ATTEMPTS,

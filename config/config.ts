@@ -251,6 +251,12 @@ export const VARIABLES = {
     example: '60000',
   }),
   REMOTE_UPLOAD_TIMEOUT_MS: variable({ doc: 'Time allowed to fetch one sourceUrl', parse: positiveInt, fallback: 1_800_000, example: '1800000' }),
+  VIDEO_FETCH_HEARTBEAT_TIMEOUT_MS: variable({
+    doc: 'How long a sourceUrl fetch may go without reporting progress before Temporal retries it on another worker, which resumes from the last reported offset (with a Range request when the source allows)',
+    parse: positiveInt,
+    fallback: 30_000,
+    example: '30000',
+  }),
   VIDEO_FETCH_WAIT_MS: variable({
     doc: 'How long POST /v1/videos with a sourceUrl waits for the upload to finish (the fetch and, on the shop track, the hand-off) so it can answer videoUrl or fileId; past it the answer is status processing with where to poll',
     parse: positiveInt,
