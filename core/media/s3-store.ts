@@ -17,11 +17,11 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, isNotFound, unavailable } from './s3-errors';
-import { beginS3ResumableWrite, discardS3ResumableWrite, type S3ResumableTarget } from './s3-resumable-write';
+import { S3PartWriter, type S3PartTarget } from './s3-part-writer';
+import { beginS3ResumableWrite, discardS3ResumableWrite } from './s3-resumable-write';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
@@ -82,34 +82,15 @@ export class S3MediaStore implements MediaStore {
 
   async write(key: string, source: Readable | AsyncIterable<Uint8Array>, opts: WriteOptions): Promise<StoredMedia> {
     const metered = meter(opts);
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.settings.bucket, Key: this.objectKey(key), Body: metered.stream },
-      partSize: this.settings.partSizeBytes,
-      queueSize: this.settings.partsInFlight,
-      leavePartsOnError: false,
-    });
-    // The body's failure (cut, over the cap, cancelled) reaches the upload through the stream, so
-    // the upload aborts its parts before done() settles; the abort controller would not wait.
-    let bodyError: unknown;
-    const feeding = pipeline(source, metered.stream, ...(opts.signal ? [{ signal: opts.signal }] : [])).catch((err: unknown) => {
-      bodyError = err;
-    });
+    const writer = new S3PartWriter(this.partTarget(key));
     try {
-      await upload.done();
+      // The writer completes the upload only once the body has ended whole and the hash is known,
+      // so a body that fails (cut, over the cap, cancelled) never becomes an object.
+      await pipeline(source, metered.stream, writer, ...(opts.signal ? [{ signal: opts.signal }] : []));
     } catch (err) {
-      // Settled before the upload's own failure: the body's fault, not the store's.
-      const cause = bodyError;
-      metered.stream.destroy();
-      await feeding;
-      if (cause !== undefined) throw cause;
-      throw unavailable('write', err);
-    }
-    await feeding;
-    if (bodyError !== undefined) {
-      // The upload finished on what arrived before the body failed: that object is not the file.
-      await this.remove(key);
-      throw bodyError;
+      // Its parts go at once; if the store cannot take even that, the sweep removes them later.
+      await writer.abort().catch(() => undefined);
+      throw err;
     }
     return metered.result();
   }
@@ -146,18 +127,18 @@ export class S3MediaStore implements MediaStore {
   }
 
   resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite> {
-    return beginS3ResumableWrite(this.resumableTarget(key), resume);
+    return beginS3ResumableWrite(this.partTarget(key), resume);
   }
 
   async discardResumable(key: string): Promise<void> {
     try {
-      await discardS3ResumableWrite(this.resumableTarget(key));
+      await discardS3ResumableWrite(this.partTarget(key));
     } catch (err) {
       throw unavailable('remove', err);
     }
   }
 
-  private resumableTarget(key: string): S3ResumableTarget {
+  private partTarget(key: string): S3PartTarget {
     const { bucket, partSizeBytes, partsInFlight } = this.settings;
     return { client: this.client, bucket, objectKey: this.objectKey(key), partSizeBytes, partsInFlight };
   }
