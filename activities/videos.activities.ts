@@ -14,7 +14,7 @@ import type { ActivityDeps } from '.';
 import { findSeat } from '../core/db/repositories/seats';
 import { clearStorageKey, expireVideo, findVideo, markLifetimeStarted, overdueVideos, transitionVideo, videosWithoutLifetime } from '../core/db/repositories/videos';
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
-import { MediaTooLargeError } from '../core/media/storage';
+import { MediaStoreUnavailableError, MediaTooLargeError } from '../core/media/storage';
 import { probeStoredVideo } from '../core/media/probe';
 import { contactableLookup, refuseUnsafeUrl } from '../core/net/address-policy';
 import { openCredentials } from '../core/upstream/credentials';
@@ -32,6 +32,8 @@ export const MAX_REDIRECTS = 5;
 export const VIDEO_REJECTED = 'video.rejected';
 /** Failure type of a source that may answer later (5xx, network); retried by the workflow's policy. */
 export const VIDEO_SOURCE_UNAVAILABLE = 'video.source_unavailable';
+/** Failure type of our own media store in trouble while a fetch wrote to it; retried like a source's. */
+export const MEDIA_STORE_UNAVAILABLE = 'media.store_unavailable';
 /** Heartbeats go out at least this often while a transfer runs, even when no bytes arrive. */
 const HEARTBEAT_EVERY_MS = 5_000;
 /** A 100 MB hand-off to the shop over a slow link. */
@@ -239,10 +241,12 @@ export function createVideoActivities(deps: ActivityDeps) {
 
     /** The upload failed: the reason lands on the record, and no partial bytes stay behind. */
     async failVideoUpload(input: { videoId: string; reason: string }): Promise<void> {
+      // The record first: when the failure is the store's own outage, the bytes cannot go until it
+      // is back (this activity is retried until then), and the caller must not wait for that.
+      await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], { status: 'failed', failureReason: input.reason, storageKey: null });
       // What a fetch stored for its next attempt too: there is none now.
       await deps.media.discardResumable(storageKeyOf(input.videoId));
       await deps.media.remove(storageKeyOf(input.videoId));
-      await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], { status: 'failed', failureReason: input.reason, storageKey: null });
     },
 
     /**
@@ -291,6 +295,10 @@ export function createVideoActivities(deps: ActivityDeps) {
 /** A transfer that broke: refused addresses are final, everything else may work on a retry. */
 function networkFailure(err: unknown, signal?: AbortSignal): unknown {
   if (err instanceof ApplicationFailure) return err;
+  // Our store, not the source: the record must not blame the caller's URL for it.
+  if (err instanceof MediaStoreUnavailableError) {
+    return ApplicationFailure.create({ message: err.message, type: MEDIA_STORE_UNAVAILABLE, nonRetryable: false, details: [{ code: 5000 satisfies ErrorCode }] });
+  }
   const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
   if (code === 'EADDRNOTPUBLIC') return rejected(`sourceUrl refused: ${(err as Error).message}`);
   if (signal?.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {

@@ -13,7 +13,9 @@ import { S3MediaStore } from '../../core/media/s3-store';
 import { call } from '../helpers/http';
 import { adminS3Client, s3Env, startMinio, testStoreSettings, type S3Server } from '../helpers/minio-server';
 import { eventually } from '../helpers/receivers';
-import { createBoundSeat, createTenant, startStack, uniqueAccount, type Stack } from '../helpers/stack';
+import { startRangeSource } from '../helpers/range-source';
+import { createBoundSeat, createTenant, startStack, startStackWorker, uniqueAccount, unreachableUpstream, type Stack } from '../helpers/stack';
+import type { RunningWorker } from '../../core/temporal/worker';
 import { mp4Bytes } from '../helpers/videos';
 
 /** testStoreSettings' part size. */
@@ -59,15 +61,19 @@ describe('direct uploads on the S3 store that fail midway', () => {
   let store: S3MediaStore;
   let admin: S3Client;
   let stack: Stack;
+  let worker: RunningWorker;
+  const taskQueue = `vps-s3-failures-${process.pid}-${Date.now()}`;
 
   beforeAll(async () => {
     // A MinIO of this file's own, so the outage below touches no other suite.
     minio = await startMinio();
     store = new S3MediaStore(testStoreSettings(minio, minio.bucket, PREFIX, { requestTimeoutMs: 3_000 }));
     admin = adminS3Client(minio);
-    stack = await startStack({ mediaStore: { store, env: s3Env(minio, minio.bucket, PREFIX) }, videos: { maxBytes: 64 * 1024 * 1024 } });
+    stack = await startStack({ taskQueue, mediaStore: { store, env: s3Env(minio, minio.bucket, PREFIX) }, videos: { maxBytes: 64 * 1024 * 1024, fetchWaitMs: 500 } });
+    worker = await startStackWorker(stack, taskQueue, unreachableUpstream());
   }, 60_000);
   afterAll(async () => {
+    await worker?.stop();
     await stack?.close();
     store?.close();
     admin?.destroy();
@@ -109,4 +115,26 @@ describe('direct uploads on the S3 store that fail midway', () => {
     const list = await recordsOf(tenant.apiKey);
     expect(list.body.data.items).toEqual([expect.objectContaining({ status: 'failed', failureReason: 'file: the media store was unavailable; upload again' })]);
   }, 60_000);
+
+  it('fails a remote fetch the store cannot take with the store named as the reason, not the source', async () => {
+    await minio.stop();
+    const tenant = await createTenant(stack);
+    const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
+    const source = await startRangeSource({ bytes: 2 * 1024 * 1024, bytesPerSecond: 64 * 1024 * 1024, ranges: true });
+    try {
+      const started = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: source.url, seatId: seat.id } });
+      expect(started.body).toMatchObject({ code: 0, data: { status: 'processing' } });
+      // Three attempts a second or two apart, each failing once the SDK's own retries give up; polled
+      // each second, inside the stack's rate limit.
+      const video = await eventually(
+        async () => (await call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${started.body.data.id}`, { key: tenant.apiKey })).body.data,
+        (v) => v.status !== 'processing',
+        60_000,
+        1_000,
+      );
+      expect(video).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^media store unavailable \(write\): /) });
+    } finally {
+      await source.close();
+    }
+  }, 90_000);
 });
