@@ -86,8 +86,11 @@ export class EndpointDrain {
         const free = this.deps.maxInFlight - this.inFlight.size;
         // Left for the next round while no slot is free, so a deletion's notice is never lost.
         const noticed = !stopping && free > 0 && this.local.takeNotice();
-        // Claim for new rows, for a queue that had more, in batches of at least half the slots.
-        const worthClaiming = noticed || this.inFlight.size === 0 || (this.more && free >= Math.ceil(this.deps.maxInFlight / 2));
+        // Claim for new rows (a notice), or for a queue that had more when last claimed, in batches
+        // of at least half the slots while some are busy. A claim that came back short found every
+        // due row: until a notice or the time of the next due row, another would find none, and
+        // each wake-up paid for that empty claim.
+        const worthClaiming = noticed || (this.more && (this.inFlight.size === 0 || free >= Math.ceil(this.deps.maxInFlight / 2)));
         if (!stopping && free > 0 && worthClaiming) {
           const endpoint = await this.currentEndpoint();
           if (!endpoint || isClosed(endpoint)) return this.close(endpoint);
@@ -116,9 +119,16 @@ export class EndpointDrain {
         if (stopping) return false;
         const next = await nextDueAt(this.deps.db, this.endpointId);
         const untilNext = next ? next.getTime() - Date.now() : Infinity;
-        if (untilNext <= 0) continue;
+        if (untilNext <= 0) {
+          this.more = true;
+          continue;
+        }
+        // Woken by a notice, which the next round takes.
         if (await this.waitBeating(Math.min(this.deps.lingerMs, timeLeft, untilNext))) continue;
-        if (untilNext <= this.deps.lingerMs && untilNext <= timeLeft) continue;
+        if (untilNext <= this.deps.lingerMs && untilNext <= timeLeft) {
+          this.more = true;
+          continue;
+        }
         // Idle: leave the registry first, then look once more, so a row committed in between is
         // either seen here or its notice signals the workflow.
         this.local.close();
