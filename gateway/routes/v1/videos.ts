@@ -57,6 +57,13 @@ export const videoRoutes = [
 ];
 
 
+/**
+ * What the multipart parser may hold ahead of the store. busboy's default, 16 KiB, let one socket
+ * chunk through at a time, so parsing and storing took turns, as the folder store's writes did
+ * before its WRITE_BUFFER_BYTES.
+ */
+const PARSER_BUFFER_BYTES = 1024 * 1024;
+
 interface UploadRouteOptions {
   transport: Transport;
   media: MediaStore;
@@ -68,6 +75,8 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
   // In a scope of its own, so multipart bodies are parsed for this route only.
   await app.register(async (scope) => {
     await scope.register(multipart, {
+      highWaterMark: PARSER_BUFFER_BYTES,
+      fileHwm: PARSER_BUFFER_BYTES,
       limits: {
         // Our own cap (from core) trips first; busboy's is only a backstop one byte beyond any cap.
         fileSize: opts.maxUploadBytes + 1,
