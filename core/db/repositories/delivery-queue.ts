@@ -150,11 +150,15 @@ export async function recordOutcomes(db: Executor, outcomes: readonly AttemptOut
     where d.id = v.delivery_id and d.status = 'pending' and d.lease_owner = v.owner`);
 }
 
-/** Ends every pending delivery of an endpoint that was deleted or disabled; returns how many. */
-export async function cancelPendingDeliveries(db: Executor, endpointId: string): Promise<number> {
+/**
+ * Ends every pending delivery of an endpoint that was deleted or disabled. Returns how many, and
+ * whether the endpoint ever had a delivery: one that never had any never had a queue workflow
+ * either (only rows start one), so there is nothing to wake.
+ */
+export async function cancelPendingDeliveries(db: Executor, endpointId: string): Promise<{ cancelled: number; everQueued: boolean }> {
   // Locks in id order (see recordOutcomes), and counts instead of returning every id: a queue may
   // hold 100,000 rows.
-  const [row] = await queryRows<{ n: number }>(
+  const [row] = await queryRows<{ n: number; ever: boolean }>(
     db,
     sql`with locked as (
           select id from deliveries where endpoint_id = ${endpointId} and status = 'pending' order by id for update
@@ -163,9 +167,10 @@ export async function cancelPendingDeliveries(db: Executor, endpointId: string):
           from locked where d.id = locked.id and d.status = 'pending'
           returning 1
         )
-        select count(*)::int as n from cancelled`,
+        select (select count(*)::int from cancelled) as n,
+               exists (select 1 from deliveries where endpoint_id = ${endpointId}) as ever`,
   );
-  return row?.n ?? 0;
+  return { cancelled: row?.n ?? 0, everQueued: row?.ever ?? false };
 }
 
 /** When the endpoint's next row not in flight becomes due; null when none is pending. */
@@ -243,10 +248,15 @@ export async function adoptLegacyDelivery(
   return row;
 }
 
-/** Cancels an endpoint's pending deliveries and wakes its queue workflow so that it ends too. */
+/**
+ * Cancels an endpoint's pending deliveries and wakes its queue workflow so that it ends too. An
+ * endpoint that never had a delivery sends no notice: a notice is a commit-time lock shared by
+ * every notifying transaction of the database, and creating and deleting endpoints that never
+ * received anything (a customer's set-up scripts, the load benchmark) paid it on every delete.
+ */
 export async function cancelQueue(tx: Executor, endpoint: { id: string; customerId: string }, taskQueue: string): Promise<number> {
-  const cancelled = await cancelPendingDeliveries(tx, endpoint.id);
-  await notifyQueue(tx, { customerId: endpoint.customerId, endpointId: endpoint.id, taskQueue });
+  const { cancelled, everQueued } = await cancelPendingDeliveries(tx, endpoint.id);
+  if (everQueued) await notifyQueue(tx, { customerId: endpoint.customerId, endpointId: endpoint.id, taskQueue });
   return cancelled;
 }
 
