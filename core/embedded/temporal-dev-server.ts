@@ -102,16 +102,17 @@ function canConnect(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A port nothing listens on now, for child servers the caller starts next. */
 /**
  * A port free on loopback now, for a server that will listen on it a little later. It is chosen
  * below the kernel's ephemeral range: outgoing connections take their local ports from that range,
  * so one opened meanwhile (a test makes thousands) can never hold the port when the server binds.
+ * Never one that fetch() and browsers refuse to connect to.
  */
 export async function freePort(): Promise<number> {
   const below = ephemeralRangeStart();
   for (let i = 0; i < 50 && below > LOWEST_CHOSEN_PORT; i++) {
     const port = LOWEST_CHOSEN_PORT + Math.floor(Math.random() * (below - LOWEST_CHOSEN_PORT));
+    if (FETCH_BLOCKED_PORTS.has(port)) continue;
     if ((await listenBriefly(port)) !== undefined) return port;
   }
   const port = await listenBriefly(0);
@@ -120,6 +121,8 @@ export async function freePort(): Promise<number> {
 }
 
 const LOWEST_CHOSEN_PORT = 10_000;
+/** The Fetch standard's "bad ports" at or above LOWEST_CHOSEN_PORT: undici answers "bad port" for them. */
+const FETCH_BLOCKED_PORTS = new Set([10_080]);
 
 /** Linux's first ephemeral port; the common default elsewhere. */
 function ephemeralRangeStart(): number {
