@@ -107,7 +107,6 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           push,
           record: (outcome) => outcomes.call(outcome),
           disable,
-          taskQueue: deps.events.delivery.taskQueue,
           retryScheduleMs: deps.events.delivery.retryScheduleMs,
           attemptTimeoutMs: deps.events.delivery.attemptTimeoutMs,
           maxInFlight: deps.maxInFlightPerEndpoint,

@@ -6,7 +6,7 @@
  */
 import type { Context } from '@temporalio/activity';
 import type { Db } from '../core/db/client';
-import { cancelQueue, claimDueDeliveries, nextDueAt, type AttemptOutcome, type ClaimedDelivery } from '../core/db/repositories/delivery-queue';
+import { cancelPendingDeliveries, claimDueDeliveries, nextDueAt, type AttemptOutcome, type ClaimedDelivery } from '../core/db/repositories/delivery-queue';
 import { findEndpoint, markEndpointFailing, markEndpointHealthy, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { DeliveryAttemptOutcome, Metrics } from '../core/observability/metrics';
 import type { DeliveryDispatcher, LocalDrain } from '../core/temporal/delivery-dispatcher';
@@ -30,7 +30,6 @@ export interface DrainDeps {
   record(outcome: AttemptOutcome): Promise<void>;
   /** Disables the endpoint and logs why. */
   disable(endpoint: WebhookEndpointRow, reason: string): Promise<void>;
-  taskQueue: string;
   retryScheduleMs: readonly number[];
   attemptTimeoutMs: number;
   maxInFlight: number;
@@ -206,7 +205,9 @@ export class EndpointDrain {
   /** Ends the drain of a deleted or disabled endpoint: its pending rows are cancelled, its queue closed. */
   private async close(endpoint: WebhookEndpointRow | undefined): Promise<true> {
     await this.settleInFlight();
-    if (endpoint) await cancelQueue(this.deps.db, endpoint, this.deps.taskQueue);
+    // No notice: the queue's only listener is this drain's workflow, which ends with this answer; a
+    // notice arriving after it would start the workflow again for nothing.
+    if (endpoint) await cancelPendingDeliveries(this.deps.db, endpoint.id);
     return true;
   }
 

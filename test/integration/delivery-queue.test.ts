@@ -19,7 +19,7 @@ import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures } from '../../workflows/sh
 import { call } from '../helpers/http';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
 import { within } from '../helpers/sse';
-import { createTenant, messageEvent, requiredEnv, startStack, startStackWorker, TEST_DELIVERY, unreachableUpstream, type Stack, type Tenant } from '../helpers/stack';
+import { createTenant, messageEvent, requiredEnv, startStack, startStackWorker, TEST_DELIVERY, TEST_DELIVERY_QUEUE, unreachableUpstream, type Stack, type Tenant } from '../helpers/stack';
 
 const POLLING_RATE = 1_000_000;
 
@@ -209,6 +209,12 @@ describe('webhook delivery queues', () => {
     expect(deleted.body.code).toBe(0);
     expect(await handle.result()).toBe('closed');
     expect((await rowsOf(endpointId)).map((d) => d.status)).toEqual(['cancelled', 'cancelled']);
+    // The queue stays ended: closing it wakes nothing that would start it again. Several of the
+    // dispatcher's wake-up windows pass first, any of which a stray notice would use.
+    await new Promise((resolve) => setTimeout(resolve, 10 * TEST_DELIVERY_QUEUE.wakeCoalesceMs));
+    const runs = [];
+    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${workflowIds.endpointDeliveries(endpointId)}'` })) runs.push(run.status.name);
+    expect(runs).toEqual(['COMPLETED']);
   });
 
   it('works a queue of 100,000 rows in bounded batches and history, and cancels it all when the endpoint is deleted', async () => {
