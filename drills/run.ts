@@ -369,7 +369,8 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     list('stream gaps', final.sseGaps);
     list('stream duplicates', final.sseDuplicates);
     list('emulator control errors', emitErrors);
-    const refusals = publishes.filter((p) => !p.recordId).map((p) => p.error ?? '?');
+    // Every try, so a refusal can be told apart from a service that never answered in time.
+    const refusals = publishes.filter((p) => !p.recordId).map((p) => `[${p.failures.join('; ') || '?'}]`);
     list('publishes no gateway accepted', refusals);
     const endpointRepeats = receivers.map((r) => [...r.delivered.values()].filter((n) => n > 1).length);
     if (endpointRepeats.some((n) => n > 0)) result.details.push(`events pushed more than once (at-least-once, deduplicated by id): ${receivers.map((r, i) => `${r.name} ${endpointRepeats[i]}`).join(', ')}`);

@@ -63,6 +63,8 @@ export interface PublishAttempt {
   recordId?: string;
   /** The last failure, when no gateway accepted it. */
   error?: string;
+  /** Each failed try: when it ended (ms after the first began), on which gateway, and why. */
+  failures: string[];
   tries: number;
 }
 
@@ -97,7 +99,11 @@ export async function publishOnce(
   caption: string,
   opts: { tries?: number; deadlineMs?: number } = {},
 ): Promise<PublishAttempt> {
-  const attempt: PublishAttempt = { caption, seat, startedAt: Date.now(), tries: 0 };
+  const attempt: PublishAttempt = { caption, seat, startedAt: Date.now(), tries: 0, failures: [] };
+  const failed = (gateway: string, why: string) => {
+    attempt.error = why;
+    attempt.failures.push(`+${Date.now() - attempt.startedAt} ms ${new URL(gateway).port}: ${why}`);
+  };
   const idempotencyKey = randomUUID();
   const deadline = Date.now() + (opts.deadlineMs ?? 20_000);
   for (let i = 0; i < (opts.tries ?? 6) && Date.now() < deadline; i++) {
@@ -115,10 +121,10 @@ export async function publishOnce(
         delete attempt.error;
         return attempt;
       }
-      attempt.error = `HTTP ${answer.status} code ${answer.code}: ${answer.message}`;
+      failed(gateway, `HTTP ${answer.status} code ${answer.code}: ${answer.message}`);
       if (!retryable(answer)) break;
     } catch (err) {
-      attempt.error = (err as Error).message;
+      failed(gateway, (err as Error).message);
     }
     await new Promise((r) => setTimeout(r, 300 * (i + 1)));
   }
