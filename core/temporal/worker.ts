@@ -11,6 +11,7 @@ import { temporalTls, type TemporalSettings } from './connection';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import type { OutcomeSinks } from '../../workflows/interceptors';
 import { DeliveryDispatcher } from './delivery-dispatcher';
+import { workflowBundle } from './workflow-bundle';
 import { startVideoExpiryRepair } from './video-lifetime';
 import type { VideoExpiryRepairInput } from '../../workflows/shared';
 
@@ -112,7 +113,10 @@ export async function startWorker(opts: {
       namespace: opts.settings.TEMPORAL_NAMESPACE,
       taskQueue: opts.taskQueue,
       identity,
-      workflowsPath: require.resolve('../../workflows'),
+      workflowBundle: await workflowBundle(
+        { workflowsPath: require.resolve('../../workflows'), interceptorModules: [require.resolve('../../workflows/interceptors')] },
+        { logger: opts.logger },
+      ),
       activities: createActivities({
         db: opts.db,
         workerIdentity: identity,
@@ -129,7 +133,6 @@ export async function startWorker(opts: {
         logger: opts.logger,
         metrics,
       }),
-      interceptors: { workflowModules: [require.resolve('../../workflows/interceptors')] },
       sinks: outcomeSinks(metrics),
       // The default of 0 would cancel in-flight activities on every deploy.
       shutdownGraceTime: opts.shutdownGraceMs,
