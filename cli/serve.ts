@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { UsageError } from './usage-error';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import { LISTEN_BACKLOG } from '../core/net/listen-backlog';
 import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
 import { REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
@@ -316,7 +317,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       });
       // With core in this process, core's own readiness already covers what the gateway depends on.
       if (!roles.has('core')) readiness.push(() => coreReadiness(gatewayTransport));
-      await app.listen({ host: env.HOST, port: gatewayPort });
+      await app.listen({ host: env.HOST, port: gatewayPort, backlog: LISTEN_BACKLOG });
       closers.push(() => app.close());
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : gatewayPort;

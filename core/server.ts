@@ -8,6 +8,7 @@ import type { CoreHandlers } from './router';
 import { fastifyLogging, type Logger } from './logger';
 import { registerOpsRoutes } from './observability/ops-routes';
 import type { ReadinessReport } from './observability/readiness';
+import { LISTEN_BACKLOG } from './net/listen-backlog';
 
 /**
  * Core's own HTTP server: the Connect services for gateways and internal callers (Connect, gRPC
@@ -26,7 +27,7 @@ export async function startCoreServer(
   // Open server streams (WatchEvents from a gateway in another process) would otherwise hold close() forever.
   app.addHook('preClose', async () => shutdown.abort());
   registerOpsRoutes(app, { readiness: opts.readiness ?? (async () => ({ ready: true, checks: [] })), draining: opts.draining, detailed: true });
-  await app.listen({ host: opts.host, port: opts.port });
+  await app.listen({ host: opts.host, port: opts.port, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return { close: () => app.close(), url: `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}` };

@@ -15,6 +15,7 @@ import { CallJournal } from './journal';
 import { PostStore } from './posts';
 import { TokenMint } from './tokens';
 import { WebhookPusher } from './webhooks';
+import { LISTEN_BACKLOG } from '../core/net/listen-backlog';
 
 export interface Sandbox {
   url: string;
@@ -63,7 +64,7 @@ export async function startSandbox(opts: { host: string; port: number; logger: L
     baseUrl: () => baseUrl,
   };
   const app = await buildSandboxApp(context);
-  await app.listen({ host: opts.host, port: opts.port });
+  await app.listen({ host: opts.host, port: opts.port, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const host = opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
