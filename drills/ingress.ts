@@ -4,9 +4,22 @@
  * round-robin; a gateway that refuses the connection (killed, restarting) is skipped for the next
  * one, as a balancer's passive health check does. Answers are passed back as they came, so the
  * platform's own retries still see a gateway's 5xx. Loopback only.
+ *
+ * A request a gateway received is never sent to another: like a production balancer with a POST,
+ * a gateway that answers too slowly gets 504 back to the platform, whose own retry follows. Sending
+ * it on would double the load exactly when the gateways are slowest (it did, in the drills).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LISTEN_BACKLOG } from '../core/net/listen-backlog';
+
+/** As long as the platform itself waits for an answer (the emulator's push timeout). */
+const GATEWAY_TIMEOUT_MS = 10_000;
+
+function connectionRefused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  return cause?.code === 'ECONNREFUSED';
+}
 
 export interface Ingress {
   url: string;
@@ -38,11 +51,13 @@ export async function startIngress(targets: () => string[]): Promise<Ingress> {
               method: req.method,
               headers,
               ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
-              signal: AbortSignal.timeout(15_000),
+              signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS),
             });
-          } catch {
-            // Connection refused or reset: this gateway is down; the next one gets the request.
-            continue;
+          } catch (err) {
+            // Refused: this gateway is down, and the next one gets the request.
+            if (connectionRefused(err)) continue;
+            res.writeHead(504, { 'content-type': 'application/json' }).end('{"error":"the gateway did not answer in time"}');
+            return;
           }
           const text = Buffer.from(await answer.arrayBuffer());
           res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(text);
@@ -53,7 +68,7 @@ export async function startIngress(targets: () => string[]): Promise<Ingress> {
       })();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG }, resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

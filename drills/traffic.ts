@@ -153,6 +153,30 @@ export interface LoggedEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * The tenant's event log, read on from where the last read ended: the recovery check reads it
+ * every half second, and reading the whole log each time (30 pages and more) loaded the very
+ * gateways and core whose recovery it measures. The log is append-only in cursor order, and the
+ * cursor of its last page reads on to the events stored later.
+ */
+export class EventLogReader {
+  private readonly items: LoggedEvent[] = [];
+  private cursor = '';
+
+  constructor(private readonly key: string) {}
+
+  async read(gateway: string): Promise<LoggedEvent[]> {
+    for (let page = 0; page < 100; page++) {
+      const answer = await api<{ items: LoggedEvent[]; nextCursor: string; hasMore: boolean }>(gateway, this.key, 'GET', `/v1/events?limit=100${this.cursor ? `&cursor=${encodeURIComponent(this.cursor)}` : ''}`);
+      if (answer.code !== 0) throw new Error(`GET /v1/events: ${answer.status} ${answer.code} ${answer.message}`);
+      this.items.push(...answer.data.items);
+      if (answer.data.nextCursor) this.cursor = answer.data.nextCursor;
+      if (!answer.data.hasMore) return this.items;
+    }
+    throw new Error('more than 100 pages of new events');
+  }
+}
+
 /** The tenant's whole event log, oldest first. */
 export async function listEvents(gateway: string, key: string): Promise<LoggedEvent[]> {
   const out: LoggedEvent[] = [];
@@ -395,6 +419,8 @@ export interface AuditInput {
   emitted: EmittedEvent[];
   receivers: Receiver[];
   followers: SseFollower[];
+  /** Reads the event log on from the last audit's end; the whole log is read when absent. */
+  eventLog?: EventLogReader;
 }
 
 export interface Audit {
@@ -421,7 +447,10 @@ export interface Audit {
 
 /** Compares what the load did with what the service holds. Cheap enough to poll every second. */
 export async function audit(input: AuditInput): Promise<Audit> {
-  const [records, events] = await Promise.all([listRecords(input.gateway, input.tenant.apiKey), listEvents(input.gateway, input.tenant.apiKey)]);
+  const [records, events] = await Promise.all([
+    listRecords(input.gateway, input.tenant.apiKey),
+    input.eventLog ? input.eventLog.read(input.gateway) : listEvents(input.gateway, input.tenant.apiKey),
+  ]);
   const byId = new Map(records.map((r) => [r.id, r]));
   const unsettled: string[] = [];
   for (const p of input.publishes) {
