@@ -9,15 +9,6 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@te
 import type { Activities } from '../activities';
 import { TERMINAL_PUBLISH_STATUSES, type PublishInput, type PublishStep } from './shared';
 
-// Reads and the record's own writes: retried until the database or the platform answers, briefly.
-const { refreshPublish, reconcilePublish } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
-const { endPublish } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
 
 const isTerminal = (step: PublishStep) => TERMINAL_PUBLISH_STATUSES.includes(step.status);
 
@@ -33,6 +24,17 @@ export async function publishWorkflow(input: PublishInput): Promise<PublishStep>
   const { submitPublish } = proxyActivities<Activities>({
     startToCloseTimeout: input.submitTimeoutMs,
     retry: { initialInterval: input.submitRetryInitialMs, backoffCoefficient: 2, maximumAttempts: 5 },
+  });
+  // Reads and the record's own writes, each at most one official call: the submit's bound suits
+  // them too. A fixed minute made a step whose result was lost (Temporal restarting as it ended)
+  // wait a minute before its retry, longer than the drills allow a publish to settle.
+  const { refreshPublish, reconcilePublish } = proxyActivities<Activities>({
+    startToCloseTimeout: input.submitTimeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  });
+  const { endPublish } = proxyActivities<Activities>({
+    startToCloseTimeout: input.submitTimeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const { recordId } = input;
   const pauses = [...Array<number>(input.pollAttempts).fill(input.pollIntervalMs), ...input.slowPollScheduleMs];

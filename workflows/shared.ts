@@ -155,7 +155,7 @@ export interface PublishTimings {
   slowPollScheduleMs: number[];
   /** After publish_complete, how long to wait for the post id. */
   postIdWaitMs: number;
-  /** Bounds one official submit call (a little over the upstream client's own timeout). */
+  /** Bounds one activity around an official call: the submit, a status refresh, a reconcile (a little over the upstream client's own timeout). */
   submitTimeoutMs: number;
   /** First pause before a submit refused by a transient failure is tried again (5 tries in all). */
   submitRetryInitialMs: number;
