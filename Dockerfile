@@ -6,8 +6,10 @@ COPY scripts/patch-dependencies.cjs scripts/
 RUN npm ci --no-audit --no-fund
 COPY . .
 # buf, the protobuf plugin and Vite are build tools: generate the RPC code and build the console,
-# then drop the development dependencies.
-RUN npx --no-install buf generate && bash scripts/build-console.sh && npm prune --omit=dev
+# then drop the development dependencies. The workflow bundle is built here because the service's
+# user cannot write node_modules: workers then start without bundling.
+RUN npx --no-install buf generate && bash scripts/build-console.sh && npm prune --omit=dev \
+  && node scripts/prebuild-workflows.cjs
 ENV NODE_ENV=production
 # API (gateway), Connect (core), ops (/healthz, /readyz, /metrics of every role).
 EXPOSE 8080 8081 9464

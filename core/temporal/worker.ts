@@ -11,7 +11,7 @@ import { temporalTls, type TemporalSettings } from './connection';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import type { OutcomeSinks } from '../../workflows/interceptors';
 import { DeliveryDispatcher } from './delivery-dispatcher';
-import { workflowBundle } from './workflow-bundle';
+import { WORKER_WORKFLOWS, workflowBundle } from './workflow-bundle';
 import { startVideoExpiryRepair } from './video-lifetime';
 import type { VideoExpiryRepairInput } from '../../workflows/shared';
 
@@ -113,10 +113,7 @@ export async function startWorker(opts: {
       namespace: opts.settings.TEMPORAL_NAMESPACE,
       taskQueue: opts.taskQueue,
       identity,
-      workflowBundle: await workflowBundle(
-        { workflowsPath: require.resolve('../../workflows'), interceptorModules: [require.resolve('../../workflows/interceptors')] },
-        { logger: opts.logger },
-      ),
+      workflowBundle: { code: (await workflowBundle(WORKER_WORKFLOWS, { logger: opts.logger })).code },
       activities: createActivities({
         db: opts.db,
         workerIdentity: identity,

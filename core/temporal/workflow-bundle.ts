@@ -24,6 +24,12 @@ export interface WorkflowBundleSource {
   interceptorModules: string[];
 }
 
+/** The worker's workflows and their interceptors. */
+export const WORKER_WORKFLOWS: WorkflowBundleSource = {
+  workflowsPath: require.resolve('../../workflows'),
+  interceptorModules: [require.resolve('../../workflows/interceptors')],
+};
+
 interface KeptBundle {
   /** What the bundle was asked for: another request never matches it. */
   request: string;
@@ -77,12 +83,13 @@ function inputsOf(code: string, builtIn: string): Record<string, string> {
   return inputs;
 }
 
-export async function workflowBundle(source: WorkflowBundleSource, opts: { cacheDir?: string; logger: Logger }): Promise<{ code: string }> {
+/** The bundle's code, and the file it is kept in (none when it could not be kept). */
+export async function workflowBundle(source: WorkflowBundleSource, opts: { cacheDir?: string; logger: Logger }): Promise<{ code: string; keptIn?: string }> {
   const cacheDir = opts.cacheDir ?? DEFAULT_BUNDLE_CACHE_DIR;
   const request = requestKey(source);
   const file = path.join(cacheDir, `bundle-${sha256(request).slice(0, 16)}.json`);
   const kept = readKept(file, request);
-  if (kept !== undefined) return { code: kept };
+  if (kept !== undefined) return { code: kept, keptIn: file };
 
   const started = Date.now();
   const builtIn = process.cwd();
@@ -100,10 +107,11 @@ export async function workflowBundle(source: WorkflowBundleSource, opts: { cache
       throw err;
     }
     opts.logger.info({ ms: Date.now() - started, inputs: Object.keys(entry.inputs).length, file }, 'workflow bundle built and kept for the next start');
+    return { code, keptIn: file };
   } catch (err) {
     opts.logger.warn({ err, cacheDir }, 'workflow bundle built, but it could not be kept: every start will build it again');
+    return { code };
   }
-  return { code };
 }
 
 /** webpack's progress report is not news: only its warnings and errors reach our log. */
