@@ -173,22 +173,13 @@ export class EventLogReader {
       if (answer.data.nextCursor) this.cursor = answer.data.nextCursor;
       if (!answer.data.hasMore) return this.items;
     }
-    throw new Error('more than 100 pages of new events');
+    throw new Error('more than 100 pages of events');
   }
 }
 
 /** The tenant's whole event log, oldest first. */
-export async function listEvents(gateway: string, key: string): Promise<LoggedEvent[]> {
-  const out: LoggedEvent[] = [];
-  let cursor = '';
-  for (let page = 0; page < 100; page++) {
-    const answer = await api<{ items: LoggedEvent[]; nextCursor: string; hasMore: boolean }>(gateway, key, 'GET', `/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (answer.code !== 0) throw new Error(`GET /v1/events: ${answer.status} ${answer.code} ${answer.message}`);
-    out.push(...answer.data.items);
-    if (!answer.data.hasMore) return out;
-    cursor = answer.data.nextCursor;
-  }
-  throw new Error('more than 100 pages of events');
+export function listEvents(gateway: string, key: string): Promise<LoggedEvent[]> {
+  return new EventLogReader(key).read(gateway);
 }
 
 export interface EmittedEvent {
@@ -449,7 +440,7 @@ export interface Audit {
 export async function audit(input: AuditInput): Promise<Audit> {
   const [records, events] = await Promise.all([
     listRecords(input.gateway, input.tenant.apiKey),
-    input.eventLog ? input.eventLog.read(input.gateway) : listEvents(input.gateway, input.tenant.apiKey),
+    (input.eventLog ?? new EventLogReader(input.tenant.apiKey)).read(input.gateway),
   ]);
   const byId = new Map(records.map((r) => [r.id, r]));
   const unsettled: string[] = [];

@@ -99,8 +99,8 @@ export async function workflowBundle(source: WorkflowBundleSource, opts: { cache
     mkdirSync(cacheDir, { recursive: true });
     // Written aside and renamed: a worker starting at the same moment reads the old file or the new, never half of one.
     const partial = `${file}.${randomBytes(6).toString('hex')}.partial`;
-    writeFileSync(partial, JSON.stringify(entry));
     try {
+      writeFileSync(partial, JSON.stringify(entry));
       renameSync(partial, file);
     } catch (err) {
       rmSync(partial, { force: true });
