@@ -6,7 +6,7 @@
  */
 import type { Context } from '@temporalio/activity';
 import type { Db } from '../core/db/client';
-import { cancelPendingDeliveries, claimDueDeliveries, nextDueAt, type AttemptOutcome, type ClaimedDelivery } from '../core/db/repositories/delivery-queue';
+import { cancelPendingDeliveries, nextDueAt, type AttemptOutcome, type ClaimedDelivery, type ClaimRequest } from '../core/db/repositories/delivery-queue';
 import { findEndpoint, markEndpointFailing, markEndpointHealthy, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { DeliveryAttemptOutcome, Metrics } from '../core/observability/metrics';
 import type { DeliveryDispatcher, LocalDrain } from '../core/temporal/delivery-dispatcher';
@@ -26,6 +26,8 @@ export interface DrainDeps {
   dispatcher: DeliveryDispatcher;
   metrics: Metrics;
   push: WebhookPush;
+  /** Claims due rows (batched with other drains' claims). */
+  claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Writes an outcome (batched with others); resolves once it is stored. */
   record(outcome: AttemptOutcome): Promise<void>;
   /** Disables the endpoint and logs why. */
@@ -93,7 +95,7 @@ export class EndpointDrain {
         if (!stopping && free > 0 && worthClaiming) {
           const endpoint = await this.currentEndpoint();
           if (!endpoint || isClosed(endpoint)) return this.close(endpoint);
-          const rows = await claimDueDeliveries(this.deps.db, {
+          const rows = await this.deps.claim({
             endpointId: endpoint.id,
             limit: free,
             leaseMs: this.deps.attemptTimeoutMs + LEASE_MARGIN_MS,

@@ -8,7 +8,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Client } from '@temporalio/client';
 import { queryRows } from '../../core/db/client';
 import { deliveries, events } from '../../core/db/schema';
-import { claimDueDeliveries } from '../../core/db/repositories/delivery-queue';
+import { claimDueDeliveries, claimDueDeliveriesOf } from '../../core/db/repositories/delivery-queue';
 import { insertEvent } from '../../core/db/repositories/events';
 import { EventRecorder } from '../../core/events/recorder';
 import { newId } from '../../core/ids';
@@ -121,6 +121,37 @@ describe('webhook delivery queues', () => {
     expect(rows.map((d) => d.attemptsMade)).toEqual([1, 1, 1]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(r.pushes).toHaveLength(3);
+  });
+
+  it('claims for several drains in one statement: each gets its endpoint’s due rows in order, and no row goes to two', async () => {
+    const tenant = await createTenant(stack);
+    const r = await receivers.start();
+    const [a, b] = [newId('we'), newId('we')];
+    for (const id of [a, b]) {
+      await stack.database.db.execute(sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${id}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`);
+    }
+    const queued: Record<string, string[]> = { [a]: [], [b]: [] };
+    for (const [n, endpointId] of [[1, a], [2, a], [3, a], [4, b], [5, b]] as const) {
+      const { event } = await insertEvent(stack.database.db, message(tenant, n));
+      // On a task queue no worker serves: nothing but this test claims them.
+      await queueSilently(tenant, event.id, endpointId, { taskQueue: `${taskQueue}-nobody` });
+      queued[endpointId]!.push(event.id);
+    }
+    const lease = { leaseMs: 60_000 };
+    const answers = await claimDueDeliveriesOf(stack.database.db, [
+      { endpointId: a, limit: 2, owner: 'first', ...lease },
+      { endpointId: b, limit: 10, owner: 'second', ...lease },
+      { endpointId: a, limit: 10, owner: 'third', ...lease },
+      { endpointId: a, limit: 0, owner: 'fourth', ...lease },
+    ]);
+    const eventIds = answers.map((claimed) => claimed.map((c) => c.event.id));
+    // Oldest due first; the second request of endpoint a gets only what the first left.
+    expect(eventIds).toEqual([queued[a]!.slice(0, 2), queued[b], queued[a]!.slice(2), []]);
+    expect(answers.flat().every((c) => c.attemptsMade === 0)).toBe(true);
+    const owners = (await stack.database.db.select().from(deliveries).where(sql`${deliveries.endpointId} in (${a}, ${b})`)).map((d) => [d.eventId, d.leaseOwner]);
+    expect(new Map(owners)).toEqual(new Map([...answers.entries()].flatMap(([i, claimed]) => claimed.map((c) => [c.event.id, ['first', 'second', 'third'][i]]))));
+    // Leased, so a claim now finds nothing.
+    expect(await claimDueDeliveries(stack.database.db, { endpointId: a, limit: 10, owner: 'late', ...lease })).toEqual([]);
   });
 
   it('keeps one endpoint’s deliveries on time while another answers 500 and a third hangs past its timeout', async () => {

@@ -4,6 +4,7 @@
  * and an event the database refuses fails alone.
  */
 import { asc, eq } from 'drizzle-orm';
+import { bindSeat, findSeatsByAccounts, insertSeat } from '../../core/db/repositories/seats';
 import { events } from '../../core/db/schema';
 import { createTenant, messageEvent, startStack, type Stack } from '../helpers/stack';
 
@@ -27,6 +28,27 @@ describe('event intake', () => {
     for (let n = 40; n < 60; n++) expect(results[n]!.event.id).toBe(results[n - 40]!.event.id);
     const stored = await stack.database.db.select().from(events).where(eq(events.customerId, tenant.customerId)).orderBy(asc(events.position));
     expect(stored.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 40 }, (_, n) => n));
+  });
+
+  it('looks up the seats of pushes that arrive together in one statement, each account to its own customer’s seat', async () => {
+    const db = stack.database.db;
+    const bound = [];
+    for (const tenant of [await createTenant(stack), await createTenant(stack)]) {
+      const seat = await insertSeat(db, { customerId: tenant.customerId, name: 'intake', track: 'video' });
+      const accountId = `intake-account-${seat.id}`;
+      await bindSeat(db, seat.id, { accountId, accountUsername: accountId, credentialsSealed: null, accessTokenExpiresAt: null, refreshTokenExpiresAt: null });
+      bound.push({ accountId, seatId: seat.id, customerId: tenant.customerId });
+    }
+    const [x, y] = bound;
+    const found = await findSeatsByAccounts(db, 'video', [y!.accountId, 'intake-account-nobody', x!.accountId, y!.accountId]);
+    expect(found.map((seat) => seat && { seatId: seat.id, customerId: seat.customerId })).toEqual([
+      { seatId: y!.seatId, customerId: y!.customerId },
+      undefined,
+      { seatId: x!.seatId, customerId: x!.customerId },
+      { seatId: y!.seatId, customerId: y!.customerId },
+    ]);
+    // The shop track's seats are other seats: the same accounts hold none there.
+    expect(await findSeatsByAccounts(db, 'shop', [x!.accountId])).toEqual([undefined]);
   });
 
   it('fails only the event the database refuses, not the others written with it', async () => {

@@ -66,34 +66,60 @@ export interface ClaimedDelivery {
   event: EventRow;
 }
 
+/** What one drain asks of a claim: up to `limit` due rows of its endpoint, leased to `owner` for `leaseMs`. */
+export interface ClaimRequest {
+  endpointId: string;
+  limit: number;
+  leaseMs: number;
+  owner: string;
+}
+
 /**
  * Claims up to `limit` due rows of one endpoint, oldest due first, leasing them to `owner` for
  * `leaseMs`. SKIP LOCKED lets two drains of one endpoint (a retried activity beside one still
  * finishing) take different rows instead of waiting on each other; the lease keeps a row from being
  * claimed again while its attempt is in flight, and lapses by itself if its worker dies.
  */
-export async function claimDueDeliveries(db: Executor, q: { endpointId: string; limit: number; leaseMs: number; owner: string }): Promise<ClaimedDelivery[]> {
-  if (q.limit <= 0) return [];
-  const rows = await queryRows<{ id: string; attempts_made: number; event: Record<string, unknown> }>(
+export async function claimDueDeliveries(db: Executor, q: ClaimRequest): Promise<ClaimedDelivery[]> {
+  return (await claimDueDeliveriesOf(db, [q]))[0]!;
+}
+
+/**
+ * The claims of several drains (of any endpoints) in one statement, answered in the order asked:
+ * the process's drains share it, as they share the outcome writes. Each request takes its rows as
+ * claimDueDeliveries would; a row two requests of one endpoint both reach goes to one of them.
+ */
+export async function claimDueDeliveriesOf(db: Executor, requests: readonly ClaimRequest[]): Promise<ClaimedDelivery[][]> {
+  const answers: ClaimedDelivery[][] = requests.map(() => []);
+  const asked = requests.flatMap((q, ord) => (q.limit > 0 ? [{ ord, endpoint_id: q.endpointId, lim: q.limit, lease_ms: q.leaseMs, owner: q.owner }] : []));
+  if (asked.length === 0) return answers;
+  const rows = await queryRows<{ ord: number; id: string; attempts_made: number; event: Record<string, unknown> }>(
     db,
-    sql`with claimed as (
-          update deliveries d set lease_until = now() + ${q.leaseMs} * interval '1 millisecond', lease_owner = ${q.owner}
-          from (
+    sql`with asked as (
+          select * from jsonb_to_recordset(${JSON.stringify(asked)}::jsonb) as a(ord int, endpoint_id text, lim int, lease_ms int, owner text)
+        ), due as (
+          select distinct on (pick.id) asked.ord, asked.lease_ms, asked.owner, pick.id
+          from asked cross join lateral (
             select id from deliveries
-            where endpoint_id = ${q.endpointId} and status = 'pending' and next_attempt_at <= now()
+            where endpoint_id = asked.endpoint_id and status = 'pending' and next_attempt_at <= now()
               and (lease_until is null or lease_until <= now())
             order by next_attempt_at, id
-            limit ${q.limit}
+            limit asked.lim
             for update skip locked
-          ) due
+          ) pick
+          order by pick.id, asked.ord
+        ), claimed as (
+          update deliveries d set lease_until = now() + due.lease_ms * interval '1 millisecond', lease_owner = due.owner
+          from due
           where d.id = due.id
-          returning d.id, d.event_id, d.attempts_made, d.next_attempt_at
+          returning due.ord, d.id, d.event_id, d.attempts_made, d.next_attempt_at
         )
-        select claimed.id, claimed.attempts_made, row_to_json(e) as event
+        select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event
         from claimed join events e on e.id = claimed.event_id
-        order by claimed.next_attempt_at, claimed.id`,
+        order by claimed.ord, claimed.next_attempt_at, claimed.id`,
   );
-  return rows.map((r) => ({ id: r.id, attemptsMade: r.attempts_made, event: readEvent(r.event) }));
+  for (const r of rows) answers[r.ord]!.push({ id: r.id, attemptsMade: r.attempts_made, event: readEvent(r.event) });
+  return answers;
 }
 
 /** The outcome of one attempt, written with others in one batch. */

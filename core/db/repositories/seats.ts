@@ -60,6 +60,18 @@ export async function findSeatByAccount(db: Executor, track: SeatTrack, accountI
   return row ? readSeat(row) : undefined;
 }
 
+const SEATS_OF_ACCOUNTS = "select * from seats where platform = 'vplat' and track = $1 and account_id = any($2::text[])";
+
+/**
+ * The seats holding each of `accountIds` on `track`, in the order given (undefined where none
+ * does): one statement for a batch of platform webhooks (see ingest.service.ts).
+ */
+export async function findSeatsByAccounts(db: Db, track: SeatTrack, accountIds: readonly string[]): Promise<Array<SeatRow | undefined>> {
+  const rows = (await rawQuery<Record<string, unknown>>(db, SEATS_OF_ACCOUNTS, [track, [...new Set(accountIds)]])).map(readSeat);
+  const byAccount = new Map(rows.map((row) => [row.accountId, row]));
+  return accountIds.map((id) => byAccount.get(id));
+}
+
 /**
  * Binds the account unless the seat holds another one: the condition is in the UPDATE itself, so
  * of two concurrent binds of different accounts only one can match. Undefined means the seat is
