@@ -14,18 +14,12 @@ import { findDelivery } from '../core/db/repositories/events';
 import { disableEndpoint, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { EventRecorder } from '../core/events/recorder';
 import type { DeliveryDispatcher } from '../core/temporal/delivery-dispatcher';
-import { workflowIds } from '../core/temporal/workflow-ids';
+import { workflowIds } from '../workflows/workflow-ids';
 import type { DeliveryOutcome, DrainResult, QueueFigures } from '../workflows/shared';
 import type { Metrics } from '../core/observability/metrics';
 import { EndpointDrain } from './endpoint-drain';
+import type { DeliveryQueueSettings } from './deps';
 import { createWebhookPush } from './webhook-push';
-
-export interface DeliveryQueueSettings {
-  /** An idle drain waits this long for new rows before it ends (so a steady trickle needs no wake-ups). */
-  lingerMs: number;
-  /** A drain ends after this long, so its workflow's figures stay fresh and its history moves on. */
-  maxDrainMs: number;
-}
 
 export interface DeliveryActivityDeps {
   db: Db;

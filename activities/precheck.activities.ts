@@ -19,7 +19,7 @@ import { UpstreamError } from '../core/upstream/failures';
 import { flattenOfficial } from '../core/upstream/mapping';
 import { getPrecheckResult, submitPrecheck as submitOfficialPrecheck } from '../core/upstream/shop/content';
 import type { PrecheckOutcome } from '../workflows/shared';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 import { asActivityFailure } from './upstream-failure';
 
 /** Where a pre-check stands after a step: still being checked by the shop, or ended. */

@@ -10,7 +10,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 import { findSeat } from '../core/db/repositories/seats';
 import { clearStorageKey, expireVideo, findVideo, markLifetimeStarted, overdueVideos, transitionVideo, videosWithoutLifetime } from '../core/db/repositories/videos';
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
@@ -19,11 +19,11 @@ import { probeStoredVideo } from '../core/media/probe';
 import { contactableLookup, refuseUnsafeUrl } from '../core/net/address-policy';
 import { openCredentials } from '../core/upstream/credentials';
 import { uploadVideoFile } from '../core/upstream/shop/content';
-import { videoFormat } from '../sandbox/media';
+import { videoFormat } from '../core/media/formats';
 import type { ErrorCode } from '../core/errors';
 import { asActivityFailure } from './upstream-failure';
 import { identityOf, rangeAnswer, rangeHeaders, resumeOf, type FetchHeartbeat } from './source-resume';
-import { startVideoLifetime } from '../core/temporal/video-lifetime';
+import { startVideoLifetime } from '../core/temporal/client';
 import type { VideoExpiryRepairRound } from '../workflows/shared';
 
 /** Redirects followed at most; each target is checked like the first URL. */

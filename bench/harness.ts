@@ -27,7 +27,7 @@ import { FolderMediaStore } from '../core/media/folder-store';
 import { createCore } from '../core/router';
 import type { PublishSettings } from '../core/services/publish.service';
 import { connectTemporalClient } from '../core/temporal/connection';
-import { startWorker } from '../core/temporal/worker';
+import { startWorker } from '../worker/worker';
 import type { Upstream } from '../core/upstream';
 import { sealCredentials } from '../core/upstream/credentials';
 import { SANDBOX_APP } from '../core/upstream/settings';

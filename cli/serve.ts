@@ -23,7 +23,7 @@ import { createCore } from '../core/router';
 import { startCoreServer } from '../core/server';
 import { connectTemporalClient, type TemporalSettings } from '../core/temporal/connection';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/search-attributes';
-import { startWorker } from '../core/temporal/worker';
+import { startWorker } from '../worker/worker';
 import { sandboxSettings, startSandbox } from '../sandbox/server';
 import { UPSTREAM_WEBHOOK_PATH } from '../gateway/routes/upstream-webhooks';
 import { subscribeToPlatformWebhooks } from '../core/upstream/vplat/webhooks';

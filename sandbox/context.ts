@@ -11,11 +11,10 @@ import type { FaultPlan } from './faults';
 import type { OutcomeQueue } from './outcomes';
 import type { PostStore } from './posts';
 import { BUSINESS, OfficialError, SHOP, success, type Platform } from './official-error';
-import { Params } from './params';
 import { verifyShopSignature } from './shop-signature';
 import type { TokenMint } from './tokens';
 import type { WebhookPusher } from './webhooks';
-import { objectBody } from './control';
+import { objectBody, Params } from './params';
 
 export interface SandboxSettings {
   vplatAppId: string;

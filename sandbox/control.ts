@@ -10,6 +10,7 @@ import type { SandboxContext } from './context';
 import { FAULT_KINDS, type FaultKind } from './faults';
 import type { Platform } from './official-error';
 import type { PublishOutcome } from './outcomes';
+import { objectBody } from './params';
 
 export class ControlError extends Error {
   constructor(
@@ -22,11 +23,6 @@ export class ControlError extends Error {
 
 export function controlFail(reply: FastifyReply, status: number, message: string) {
   return reply.code(status).send({ error: message });
-}
-
-/** A request body as an object: anything else (absent, an array, a scalar) reads as empty. */
-export function objectBody(raw: unknown): Record<string, unknown> {
-  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 }
 
 function platformParam(value: unknown): Platform {

@@ -10,6 +10,11 @@ export interface ParamErrors {
   invalid(field: string, why?: string): OfficialError;
 }
 
+/** A request body as an object: anything else (absent, an array, a scalar) reads as empty. */
+export function objectBody(raw: unknown): Record<string, unknown> {
+  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+}
+
 type Source = Record<string, unknown>;
 
 export class Params {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds and keeps the workflow bundle a worker reuses between starts (core/temporal/workflow-bundle.ts),
+// Builds and keeps the workflow bundle a worker reuses between starts (worker/workflow-bundle.ts),
 // so that an image whose node_modules the service cannot write still starts its workers without
 // bundling. Run from the repository root once the dependencies are installed; fails if it cannot
 // keep the bundle.
@@ -7,7 +7,7 @@
 const path = require('node:path');
 
 require('tsx/cjs/api').register();
-const { WORKER_WORKFLOWS, workflowBundle } = require(path.join(__dirname, '..', 'core', 'temporal', 'workflow-bundle.ts'));
+const { WORKER_WORKFLOWS, workflowBundle } = require(path.join(__dirname, '..', 'worker', 'workflow-bundle.ts'));
 const { createLogger } = require(path.join(__dirname, '..', 'core', 'logger.ts'));
 
 workflowBundle(WORKER_WORKFLOWS, { logger: createLogger('info', 'build') }).then(

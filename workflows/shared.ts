@@ -207,3 +207,21 @@ export interface PrecheckInput {
 }
 
 export type PrecheckOutcome = 'passed' | 'failed' | 'service_error';
+
+/**
+ * Every workflow the service starts, by the name the worker registers it under, with its one
+ * input and its result. core/temporal/client.ts starts them through this map, so their arguments
+ * are type-checked without core importing workflow code; workflows/index.ts checks each exported
+ * workflow against it.
+ */
+export interface WorkflowSignatures {
+  healthCheckWorkflow(input: HealthCheckInput): Promise<HealthCheckResult>;
+  tokenRefreshWorkflow(input: TokenRefreshInput): Promise<TokenRefreshStep>;
+  endpointDeliveriesWorkflow(input: EndpointDeliveriesInput): Promise<'closed' | 'idle'>;
+  webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryOutcome>;
+  videoUploadWorkflow(input: VideoUploadInput): Promise<VideoUploadResult>;
+  videoLifetimeWorkflow(input: VideoLifetimeInput): Promise<void>;
+  videoExpiryRepairWorkflow(input: VideoExpiryRepairInput): Promise<never>;
+  publishWorkflow(input: PublishInput): Promise<PublishStep>;
+  precheckWorkflow(input: PrecheckInput): Promise<PrecheckOutcome>;
+}

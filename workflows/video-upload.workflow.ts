@@ -7,7 +7,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { workflowIds } from '../core/temporal/workflow-ids';
+import { workflowIds } from './workflow-ids';
 import type { VideoLifetimeInput, VideoUploadInput, VideoUploadResult } from './shared';
 import { videoLifetimeWorkflow } from './video-lifetime.workflow';
 

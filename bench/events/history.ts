@@ -4,7 +4,7 @@
  * them. Histories, not actions: what the server writes and replays grows with events.
  */
 import type { Client } from '@temporalio/client';
-import { workflowIds } from '../../core/temporal/workflow-ids';
+import { workflowIds } from '../../workflows/workflow-ids';
 
 export interface HistoryCount {
   runs: number;

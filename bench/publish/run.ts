@@ -22,7 +22,7 @@ import { createLogger } from '../../core/logger';
 import { isTerminal } from '../../core/publishing/status';
 import type { PublishSettings } from '../../core/services/publish.service';
 import type { PublishStatus } from '../../core/db/schema';
-import { workflowIds } from '../../core/temporal/workflow-ids';
+import { workflowIds } from '../../workflows/workflow-ids';
 import { createUpstream } from '../../core/upstream';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { getPublishStatus, publishVideo } from '../../core/upstream/vplat/publishing';

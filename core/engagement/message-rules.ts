@@ -4,7 +4,7 @@
  * message image check, and the automatic messages' content per type, with every limit once.
  */
 import type { SendMessageRequest } from '../../gen/vps/engagement/v1/message_pb';
-import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../../sandbox/media';
+import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../media/formats';
 import { ApiError, invalidField } from '../errors';
 import type { BoundSeat } from '../publishing/seats';
 import { toOfficial } from '../upstream/mapping';

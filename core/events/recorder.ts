@@ -12,7 +12,7 @@ import { Batcher } from '../db/batcher';
 import { insertEvents, type DeliveryRow, type EventRow, type NewEvent, type Outbox, type StoredEvent } from '../db/repositories/events';
 import { enqueueDeliveries } from '../db/repositories/delivery-queue';
 import { listLiveEndpoints, listLiveEndpointsOf, type WebhookEndpointRow } from '../db/repositories/webhook-endpoints';
-import { workflowIds } from '../temporal/workflow-ids';
+import { workflowIds } from '../../workflows/workflow-ids';
 import { patternMatches } from './event-types';
 
 export interface DeliverySettings {

@@ -9,7 +9,7 @@ import type { VideoProbe } from '../media/probe';
 import type { VideoRow } from '../db/repositories/videos';
 import type { VideoStatus } from '../db/schema';
 import { mediaUrl, type TokenSigner } from '../media/signed-tokens';
-import { workflowIds } from '../temporal/workflow-ids';
+import { workflowIds } from '../../workflows/workflow-ids';
 import { TRACKS } from './messages';
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);

@@ -4,7 +4,7 @@
  * and s3-resumable-write.ts.
  */
 import type { Readable } from 'node:stream';
-import type { StoredMedia, WriteOptions } from './storage';
+import type { StoredMedia, WriteOptions } from './written';
 
 /**
  * Where an interrupted resumable write can go on from: small and JSON, so it travels in an activity

@@ -8,6 +8,7 @@
 import { Transform, type Readable } from 'node:stream';
 import { DependencyUnavailableError } from '../errors';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
+import type { StoredMedia, WriteOptions } from './written';
 import { ThreadedSha256 } from './sha256-thread';
 
 /** Enough of a file to recognise its container. */
@@ -39,18 +40,7 @@ export class MediaStoreUnavailableError extends DependencyUnavailableError {
   }
 }
 
-export interface StoredMedia {
-  sizeBytes: number;
-  sha256: string;
-  /** The first bytes, for recognising the format. */
-  head: Buffer;
-}
-
-export interface WriteOptions {
-  maxBytes: number;
-  signal?: AbortSignal;
-  onProgress?: (bytes: number) => void;
-}
+export type { StoredMedia, WriteOptions } from './written';
 
 export interface MediaStore {
   /** Where the media live, for the start banner and errors (no secrets). */

@@ -4,7 +4,7 @@
  * second finds the first), its workflow started, and a short wait for the official handle, so
  * that the answer carries the id to poll with, as the spec's response promises.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import type { Logger } from '../logger';
 import * as records from '../db/repositories/publish-records';
@@ -13,12 +13,12 @@ import { holdFileForPublish, lockVideo, releaseFileFromPublish } from '../db/rep
 import type { PublishChannel, PublishKind, SeatTrack } from '../db/schema';
 import type { EventRecorder } from '../events/recorder';
 import { newId } from '../ids';
-import { workflowIds } from '../temporal/workflow-ids';
+import { workflowIds } from '../../workflows/workflow-ids';
 import type { PublishInput, PublishTimings } from '../../workflows/shared';
 import { applyChange } from './records';
 import type { BoundSeat } from './seats';
 import { isTerminal } from './status';
-import { workSearchAttributes } from '../temporal/search-attributes';
+import { startPublish } from '../temporal/client';
 
 export interface IntakeSettings extends PublishTimings {
   /** How long a publish request waits for the official share id before answering without it. */
@@ -88,14 +88,7 @@ export class PublishIntake {
     const { submitWaitMs: _notForTheWorkflow, ...timings } = this.deps.settings;
     const workflowInput: PublishInput = { recordId: record.id, track: record.track, ...timings };
     try {
-      await (await this.deps.temporalClient()).workflow.start('publishWorkflow', {
-        taskQueue: this.deps.taskQueue,
-        workflowId: record.workflowId,
-        args: [workflowInput],
-        typedSearchAttributes: workSearchAttributes({ customerId: record.customerId, seatId: record.seatId, recordId: record.id }),
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
+      await startPublish(await this.deps.temporalClient(), this.deps.taskQueue, record, workflowInput);
     } catch (err) {
       // It ran to its end already: the record says how.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -5,7 +5,7 @@
  * is the truth a read returns, never refreshed by the read.
  */
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import { WorkflowIdConflictPolicy, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { GetPrecheckRequest, PrecheckService as PrecheckServiceDesc, SubmitPrecheckRequest } from '../../gen/vps/shop/v1/shop_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
@@ -17,9 +17,9 @@ import { anchorTextProblem } from '../publishing/anchor-text';
 import { quotaResetAt, secondsUntilQuotaReset } from '../publishing/prechecks';
 import { bookSeat } from '../publishing/seats';
 import { shopLibraryFile } from '../publishing/shop-files';
-import { workflowIds } from '../temporal/workflow-ids';
+import { workflowIds } from '../../workflows/workflow-ids';
 import type { PrecheckInput } from '../../workflows/shared';
-import { workSearchAttributes } from '../temporal/search-attributes';
+import { startPrecheck } from '../temporal/client';
 
 export interface PrecheckSettings {
   /** Pre-checks per account per UTC day. */
@@ -76,13 +76,7 @@ export class PrecheckService implements ServiceImpl<typeof PrecheckServiceDesc> 
     const { pollIntervalMs, pollAttempts } = this.deps.settings;
     const input: PrecheckInput = { precheckId: id, pollIntervalMs, pollAttempts };
     try {
-      await (await this.deps.temporalClient()).workflow.start('precheckWorkflow', {
-        taskQueue: this.deps.taskQueue,
-        workflowId,
-        args: [input],
-        typedSearchAttributes: workSearchAttributes({ customerId: decision.row.customerId, seatId: decision.row.seatId, recordId: id }),
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      });
+      await startPrecheck(await this.deps.temporalClient(), this.deps.taskQueue, decision.row, input);
     } catch (err) {
       // A record no workflow follows would stay `submitted` and hold a quota slot all day: end it
       // (without a task id it no longer counts), then let the caller see the failure.

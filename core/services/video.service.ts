@@ -6,7 +6,7 @@
  * signed media URL valid for `urlTtlMs`, the shop track a file id from the shop's upload API.
  */
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type {
   BeginUploadRequest,
   CompleteUploadRequest,
@@ -40,10 +40,8 @@ import { MediaStoreUnavailableError, type MediaStore } from '../media/storage';
 import { probeStoredVideo } from '../media/probe';
 import type { TokenSigner } from '../media/signed-tokens';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
-import { workflowIds } from '../temporal/workflow-ids';
-import { VIDEO_LIFETIME_END_SIGNAL, type VideoUploadInput, type VideoUploadResult } from '../../workflows/shared';
-import { startVideoLifetime } from '../temporal/video-lifetime';
-import { workSearchAttributes } from '../temporal/search-attributes';
+import type { VideoUploadInput, VideoUploadResult } from '../../workflows/shared';
+import { endVideoLifetime, startVideoLifetime, startVideoUpload } from '../temporal/client';
 
 export interface VideoSettings {
   /** Largest video accepted, in bytes. */
@@ -323,14 +321,7 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
       urlTtlMs: this.deps.settings.urlTtlMs,
       ...(this.deps.settings.fetchHeartbeatTimeoutMs ? { fetchHeartbeatTimeoutMs: this.deps.settings.fetchHeartbeatTimeoutMs } : {}),
     };
-    return (await this.deps.temporalClient()).workflow.start('videoUploadWorkflow', {
-      taskQueue: this.deps.taskQueue,
-      workflowId: workflowIds.videoUpload(row.id),
-      args: [input],
-      typedSearchAttributes: workSearchAttributes({ customerId: row.customerId, seatId: row.seatId, recordId: row.id }),
-      // A retried call finds the running upload rather than starting a second one.
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    });
+    return startVideoUpload(await this.deps.temporalClient(), this.deps.taskQueue, row, input);
   }
 
   /**
@@ -352,12 +343,8 @@ export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
   }
 
   private async endLifetime(videoId: string): Promise<void> {
-    try {
-      await (await this.deps.temporalClient()).workflow.getHandle(workflowIds.videoLifetime(videoId)).signal(VIDEO_LIFETIME_END_SIGNAL);
-    } catch (err) {
-      // Its lifetime already ended (or never started): the record and file are dealt with above.
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
+    // Its lifetime may have ended already (or never started): the record and file are dealt with above.
+    await endVideoLifetime(await this.deps.temporalClient(), videoId);
   }
 
   /**

@@ -4,7 +4,7 @@
  * (sandbox/media.ts recognises media for every upload), never from the client's name or type.
  * The gateway reads at most PHOTO_MAX_BYTES + 1 bytes, so one byte too many is enough to refuse.
  */
-import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../../sandbox/media';
+import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../media/formats';
 
 /** 10 MB as the shop counts it (binary megabytes). */
 export const PHOTO_MAX_BYTES = 10 * 1024 * 1024;

@@ -12,10 +12,7 @@ import type { Database, Db } from '../db/client';
 import { overdueQueues } from '../db/repositories/delivery-queue';
 import { DELIVERIES_CHANNEL, parseDeliveryNotice } from '../events/delivery-channel';
 import type { Logger } from '../logger';
-import type { endpointDeliveriesWorkflow } from '../../workflows/endpoint-deliveries.workflow';
-import { ENDPOINT_DELIVERIES_WAKE_SIGNAL } from '../../workflows/shared';
-import { workSearchAttributes } from './search-attributes';
-import { workflowIds } from './workflow-ids';
+import { wakeEndpointDeliveries } from './client';
 
 export interface DispatcherSettings {
   taskQueue: string;
@@ -196,15 +193,7 @@ export class DeliveryDispatcher {
   }
 
   private async signalWithStart(customerId: string, endpointId: string): Promise<void> {
-    const client = await this.deps.temporalClient();
-    await client.workflow.signalWithStart<typeof endpointDeliveriesWorkflow, []>('endpointDeliveriesWorkflow', {
-      workflowId: workflowIds.endpointDeliveries(endpointId),
-      taskQueue: this.deps.settings.taskQueue,
-      args: [{ endpointId, customerId }],
-      signal: ENDPOINT_DELIVERIES_WAKE_SIGNAL,
-      signalArgs: [],
-      typedSearchAttributes: workSearchAttributes({ customerId, recordId: endpointId }),
-    });
+    await wakeEndpointDeliveries(await this.deps.temporalClient(), this.deps.settings.taskQueue, { customerId, endpointId });
   }
 
   private async sweep(): Promise<void> {

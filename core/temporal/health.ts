@@ -1,7 +1,7 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@temporalio/client';
 import { newId } from '../ids';
-import { workflowIds } from './workflow-ids';
+import { startHealthCheck } from './client';
 import type { HealthCheckResult } from '../../workflows/shared';
 import { ApiError } from '../errors';
 
@@ -14,18 +14,13 @@ export function temporalHealthProbe(deps: { client: () => Promise<Client>; taskQ
   return {
     async ping() {
       const client = await deps.client();
-      const workflowId = workflowIds.healthCheck(newId('hc'));
       const started = Date.now();
-      const handle = await client.workflow.start('healthCheckWorkflow', {
-        taskQueue: deps.taskQueue,
-        workflowId,
-        args: [{ requestedBy: 'AdminService.PingWorker' }],
-        // No worker within this time means the worker role is down: the run ends instead of waiting.
-        workflowExecutionTimeout: deps.timeoutMs,
-      });
+      const nonce = newId('hc');
+      const handle = await startHealthCheck(client, deps.taskQueue, { nonce, timeoutMs: deps.timeoutMs, input: { requestedBy: 'AdminService.PingWorker' } });
+      const workflowId = handle.workflowId;
       let result: HealthCheckResult;
       try {
-        result = (await handle.result()) as HealthCheckResult;
+        result = await handle.result();
       } catch (err) {
         throw new ApiError(5000, `health workflow ${workflowId} did not complete: ${(err as Error).message}`);
       }

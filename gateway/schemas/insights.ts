@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_LOOKBACK_DAYS, MAX_VIDEO_IDS, MAX_VIDEO_PAGE } from '../../core/engagement/insight-rules';
 import { MAX_SHOP_TITLE_UTF16 } from '../../core/services/publish.service';
-import { BUSINESS_CATEGORIES } from '../../core/upstream/vplat/insights';
+import { BUSINESS_CATEGORIES } from '../../core/vocabulary';
 
 const Account = Type.String({ minLength: 1, maxLength: 200, description: 'The bound video track account: username or businessId' });
 

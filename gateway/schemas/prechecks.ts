@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PRECHECK_STATUSES } from '../../core/db/schema';
+import { PRECHECK_STATUSES } from '../../core/vocabulary';
 import { ANCHOR_TEXT_MAX_CHARACTERS } from '../../core/publishing/anchor-text';
 import { NullableTimestamp, Timestamp } from './common';
 

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_CAPTION_UTF16, MAX_PHOTO_CAPTION_UTF16, MAX_PHOTO_TITLE_UTF16 } from '../../core/publishing/caption';
-import { PUBLISH_STATUSES } from '../../core/db/schema';
+import { PUBLISH_STATUSES } from '../../core/vocabulary';
 import { REASON_CATEGORIES } from '../../core/publishing/status';
 import { MAX_PHOTOS, MAX_SHOP_TITLE_UTF16 } from '../../core/services/publish.service';
-import { PRIVACY_LEVELS } from '../../core/upstream/vplat/publishing';
+import { PRIVACY_LEVELS } from '../../core/vocabulary';
 import { NullableTimestamp, Timestamp } from './common';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>

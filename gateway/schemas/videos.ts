@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_URL_LENGTH } from '../../core/net/address-policy';
-import { VIDEO_STATUSES } from '../../core/db/schema';
+import { VIDEO_STATUSES } from '../../core/vocabulary';
 import { NullableTimestamp, Timestamp } from './common';
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(t: T) => Type.Union([t, Type.Null()]);

@@ -17,11 +17,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
-import { ControlError, controlRoutes, objectBody, requireAccount } from '../control';
+import { ControlError, controlRoutes, requireAccount } from '../control';
+import { objectBody } from '../params';
 import { BUSINESS, OfficialError } from '../official-error';
 import { Params } from '../params';
 import { stableNumber } from '../posts';
-import { IMAGE_CONTENT_TYPES, imageInfo, solidPng, type ImageFormat } from '../media';
+import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../../core/media/formats';
+import { solidPng } from '../solid-png';
 import { commentStoreOf, personFrom, pictureUrl, type CommentStore, type StoredComment } from './comment-store';
 import { readMultipart } from './uploads';
 

@@ -11,7 +11,7 @@ import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
 import { BUSINESS, OfficialError } from '../official-error';
 import type { Params } from '../params';
-import { imageInfo, videoFormat, type ImageFormat, type VideoFormat } from '../media';
+import { imageInfo, videoFormat, type ImageFormat, type VideoFormat } from '../../core/media/formats';
 import { stableNumber } from '../posts';
 
 type Status = 'PROCESSING_DOWNLOAD' | 'PUBLISH_COMPLETE' | 'FAILED' | 'SEND_TO_USER_INBOX';

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { newItemId } from '../posts';
 import { CREATOR } from './errors';
-import type { ImageFormat, VideoFormat } from '../media';
+import type { ImageFormat, VideoFormat } from '../../core/media/formats';
 
 export interface VideoFile {
   id: string;

@@ -20,7 +20,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Account } from '../accounts';
 import { appRoute, type SandboxContext } from '../context';
-import { objectBody } from '../control';
+import { objectBody } from '../params';
 import { escapeHtml, page } from '../html';
 import { OfficialError, SHOP } from '../official-error';
 import type { Params } from '../params';

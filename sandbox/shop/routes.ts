@@ -17,7 +17,7 @@ import { checkAnchorTitle } from './anchor';
 import { assetUrl, registerShopAssets } from './assets';
 import { registerShopControl } from './control';
 import { CREATOR } from './errors';
-import { imageInfo, VIDEO_FORMATS, videoFormat } from '../media';
+import { imageInfo, VIDEO_FORMATS, videoFormat } from '../../core/media/formats';
 import { aspectAllowed, readUpload } from './media';
 import { MUSIC_PAGE_SIZE } from './music';
 import { shopState } from './state';

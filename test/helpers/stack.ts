@@ -16,7 +16,7 @@ import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { connectTemporalClient } from '../../core/temporal/connection';
 import { buildApp } from '../../gateway/app';
-import { startWorker, type RunningWorker } from '../../core/temporal/worker';
+import { startWorker, type RunningWorker } from '../../worker/worker';
 import type { Upstream } from '../../core/upstream';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { EventHub } from '../../core/events/event-hub';

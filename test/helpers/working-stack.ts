@@ -4,7 +4,7 @@
  * to fresh emulator accounts with their real token pairs, so every official call is checked.
  */
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import type { SandboxSettings } from '../../sandbox/context';
 import { startTestSandbox, type TestSandbox } from './sandbox';
 import { cleanEnv } from './processes';

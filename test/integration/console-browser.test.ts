@@ -15,8 +15,8 @@ import { insertPublishRecord } from '../../core/db/repositories/publish-records'
 import { consoleSessions } from '../../core/db/schema';
 import { newId } from '../../core/ids';
 import { createLogger } from '../../core/logger';
-import type { RunningWorker } from '../../core/temporal/worker';
-import { workflowIds } from '../../core/temporal/workflow-ids';
+import type { RunningWorker } from '../../worker/worker';
+import { workflowIds } from '../../workflows/workflow-ids';
 import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
 import { buildApp } from '../../gateway/app';
 import { launchBrowser, screenshot } from '../helpers/browser';

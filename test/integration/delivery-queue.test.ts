@@ -13,8 +13,8 @@ import { insertEvent } from '../../core/db/repositories/events';
 import { EventRecorder } from '../../core/events/recorder';
 import { newId } from '../../core/ids';
 import { connectTemporalClient } from '../../core/temporal/connection';
-import type { RunningWorker } from '../../core/temporal/worker';
-import { workflowIds } from '../../core/temporal/workflow-ids';
+import type { RunningWorker } from '../../worker/worker';
+import { workflowIds } from '../../workflows/workflow-ids';
 import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures } from '../../workflows/shared';
 import { call } from '../helpers/http';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
@@ -148,8 +148,8 @@ describe('webhook delivery queues', () => {
     // Oldest due first; the second request of endpoint a gets only what the first left.
     expect(eventIds).toEqual([queued[a]!.slice(0, 2), queued[b], queued[a]!.slice(2), []]);
     expect(answers.flat().every((c) => c.attemptsMade === 0)).toBe(true);
-    const owners = (await stack.database.db.select().from(deliveries).where(sql`${deliveries.endpointId} in (${a}, ${b})`)).map((d) => [d.eventId, d.leaseOwner]);
-    expect(new Map(owners)).toEqual(new Map([...answers.entries()].flatMap(([i, claimed]) => claimed.map((c) => [c.event.id, ['first', 'second', 'third'][i]]))));
+    const owners = (await stack.database.db.select().from(deliveries).where(sql`${deliveries.endpointId} in (${a}, ${b})`)).map((d) => [d.eventId, d.leaseOwner] as const);
+    expect(new Map(owners)).toEqual(new Map([...answers.entries()].flatMap(([i, claimed]) => claimed.map((c) => [c.event.id, ['first', 'second', 'third'][i]] as const))));
     // Leased, so a claim now finds nothing.
     expect(await claimDueDeliveries(stack.database.db, { endpointId: a, limit: 10, owner: 'late', ...lease })).toEqual([]);
   });

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
 import { call } from '../helpers/http';

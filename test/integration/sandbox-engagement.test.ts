@@ -30,7 +30,7 @@ import {
   uploadMessageMedia,
 } from '../../core/upstream/vplat/messages';
 import { updateWebhook } from '../../core/upstream/vplat/webhooks';
-import { solidPng } from '../../sandbox/media';
+import { solidPng } from '../../sandbox/solid-png';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
 import { official, startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 

@@ -6,7 +6,7 @@
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import * as seatsRepo from '../../core/db/repositories/seats';
 import { connectTemporalClient } from '../../core/temporal/connection';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import { openCredentials } from '../../core/upstream/credentials';
 import { UpstreamError } from '../../core/upstream/failures';
 import { refreshAccessToken } from '../../core/upstream/vplat/oauth';

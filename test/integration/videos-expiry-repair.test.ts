@@ -8,7 +8,7 @@
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { findVideo } from '../../core/db/repositories/videos';
 import { connectTemporalClient } from '../../core/temporal/connection';
-import { startVideoLifetime } from '../../core/temporal/video-lifetime';
+import { startVideoLifetime } from '../../core/temporal/client';
 import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { createBoundSeat, createTenant, requiredEnv, startStack, startStackWorker, uniqueAccount, type Stack, type Tenant } from '../helpers/stack';

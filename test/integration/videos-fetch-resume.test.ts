@@ -16,7 +16,7 @@ import { childWorkerEnv } from '../helpers/working-stack';
 import { startRangeSource, type RangeSource } from '../helpers/range-source';
 import { eventually } from '../helpers/receivers';
 import { createBoundSeat, createTenant, requiredEnv, startStack, startStackWorker, uniqueAccount, unreachableUpstream, type MediaStoreKind, type Stack, type Tenant } from '../helpers/stack';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 
 const MiB = 1024 * 1024;
 /** Five parts of the S3 store's smallest size (the last one short), a few checkpoints of the folder's. */

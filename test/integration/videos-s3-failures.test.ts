@@ -15,7 +15,7 @@ import { adminS3Client, s3Env, startMinio, testStoreSettings, type S3Server } fr
 import { eventually } from '../helpers/receivers';
 import { startRangeSource } from '../helpers/range-source';
 import { createBoundSeat, createTenant, startStack, startStackWorker, uniqueAccount, unreachableUpstream, type Stack } from '../helpers/stack';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import { mp4Bytes } from '../helpers/videos';
 
 /** testStoreSettings' part size. */

@@ -4,7 +4,7 @@
  * oldest and next due times, and `vps webhooks list` prints the same figures as JSON when piped.
  */
 import { once } from 'node:events';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import { call } from '../helpers/http';
 import { cleanEnv, spawnVps } from '../helpers/processes';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';

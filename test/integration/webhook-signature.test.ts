@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import type { Upstream } from '../../core/upstream';
 import {
   createVpsClient,

@@ -4,7 +4,7 @@
  * attempt, is in the delivery log; `vps webhooks test` prints the delivery once it has ended.
  */
 import { once } from 'node:events';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import { call } from '../helpers/http';
 import { cleanEnv, spawnVps } from '../helpers/processes';
 import { eventually, receiverPool } from '../helpers/receivers';

@@ -1,5 +1,5 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { RunningWorker } from '../../core/temporal/worker';
+import type { RunningWorker } from '../../worker/worker';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { startStack, startStackWorker, type Stack } from '../helpers/stack';
 

@@ -1,5 +1,5 @@
 import { aspectAllowed, checkPhoto, PHOTO_MAX_BYTES, PhotoRefused, ratioText } from '../../core/shop/photo';
-import { solidPng } from '../../sandbox/media';
+import { solidPng } from '../../sandbox/solid-png';
 
 describe('cover photo rule', () => {
   it('allows 9:16 to 16:9 inclusive, compared exactly', () => {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { workflowBundle, type WorkflowBundleSource } from '../../core/temporal/workflow-bundle';
+import { workflowBundle, type WorkflowBundleSource } from '../../worker/workflow-bundle';
 
 /** A logger whose lines the test reads. */
 function recordingLogger() {

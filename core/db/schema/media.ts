@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { customers } from './tenancy';
 import { seats, type SeatTrack } from './seats';
+import type { PrecheckStatus, PublishStatus, VideoStatus } from '../../vocabulary';
 
 /**
  * The columns every media row starts with: its id, the customer and seat it belongs to, and the
@@ -21,13 +22,7 @@ function ownedBySeat() {
   };
 }
 
-/**
- * uploading: the file is on its way to storage; processing: stored, being fetched or handed to the
- * shop; available: usable for publishing; failed: the upload did not complete (see failureReason);
- * expired: the URL's lifetime ended, or the record was soft-deleted (deletedAt set).
- */
-export const VIDEO_STATUSES = ['uploading', 'processing', 'available', 'failed', 'expired'] as const;
-export type VideoStatus = (typeof VIDEO_STATUSES)[number];
+export { VIDEO_STATUSES, type VideoStatus } from '../../vocabulary';
 export const VIDEO_SOURCES = ['multipart', 'remote'] as const;
 export type VideoSource = (typeof VIDEO_SOURCES)[number];
 
@@ -80,9 +75,7 @@ export const videos = pgTable(
   ],
 );
 
-/** The six normalized publish statuses of the spec; an unconfirmed outcome is `unconfirmedAt`, not a status. */
-export const PUBLISH_STATUSES = ['submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'] as const;
-export type PublishStatus = (typeof PUBLISH_STATUSES)[number];
+export { PUBLISH_STATUSES, type PublishStatus } from '../../vocabulary';
 export const PUBLISH_KINDS = ['video', 'photo'] as const;
 export type PublishKind = (typeof PUBLISH_KINDS)[number];
 /** Which route accepted the publish: the v1.3 mirror or the deprecated one. */
@@ -129,8 +122,7 @@ export const publishRecords = pgTable(
   ],
 );
 
-export const PRECHECK_STATUSES = ['submitted', 'processing', 'passed', 'failed', 'service_error'] as const;
-export type PrecheckStatus = (typeof PRECHECK_STATUSES)[number];
+export { PRECHECK_STATUSES, type PrecheckStatus } from '../../vocabulary';
 
 export const prechecks = pgTable(
   'prechecks',

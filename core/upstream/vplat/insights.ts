@@ -4,6 +4,7 @@
  * wire shapes (snake_case); every field is optional because `fields` picks what comes back.
  */
 import type { VplatClient } from './client';
+import type { BusinessCategory } from '../../vocabulary';
 
 export type AudienceAge = { age: '18-24' | '25-34' | '35-44' | '45-54' | '55+'; percentage: number };
 export type AudienceGender = { gender: 'Female' | 'Male' | 'Other'; percentage: number };
@@ -191,36 +192,7 @@ export interface VideoListData {
   has_more: boolean;
 }
 
-/** The official 25 benchmark categories, the one list the type and the service's check derive from. */
-export const BUSINESS_CATEGORIES = [
-  'ART_AND_CRAFTS',
-  'AUTOMOTIVE_AND_TRANSPORTATION',
-  'BABY',
-  'BEAUTY',
-  'CLOTHING_AND_ACCESSORIES',
-  'EDUCATION_AND_TRAINING',
-  'ELECTRONICS',
-  'FINANCE_AND_INVESTING',
-  'FOOD_AND_BEVERAGE',
-  'GAMING',
-  'HEALTH_AND_WELLNESS',
-  'HOME_FURNITURE_AND_APPLIANCES',
-  'MACHINERY_AND_EQUIPMENT',
-  'MEDIA_AND_ENTERTAINMENT',
-  'PERSONAL_BLOG',
-  'PETS',
-  'PROFESSIONAL_SERVICES',
-  'PUBLIC_ADMINISTRATION',
-  'REAL_ESTATE',
-  'RESTAURANTS_AND_BARS',
-  'SHOPPING_AND_RETAIL',
-  'SOFTWARE_AND_APPS',
-  'SPORTS_FITNESS_AND_OUTDOORS',
-  'TRAVEL_AND_TOURISM',
-  'OTHERS',
-] as const;
-
-export type BusinessCategory = (typeof BUSINESS_CATEGORIES)[number];
+export { BUSINESS_CATEGORIES, type BusinessCategory } from '../../vocabulary';
 
 export interface BenchmarkData {
   business_category: BusinessCategory;

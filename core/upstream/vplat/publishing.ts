@@ -1,5 +1,6 @@
 /** Business API publishing endpoints, in the official wire shapes (snake_case). */
 import type { VplatClient } from './client';
+import type { PrivacyLevel } from '../../vocabulary';
 
 export interface MusicSoundInfo {
   music_sound_id: string;
@@ -33,8 +34,7 @@ export interface VideoPublishRequest {
   post_info: VideoPostInfo;
 }
 
-export const PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
-export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
+export { PRIVACY_LEVELS, type PrivacyLevel } from '../../vocabulary';
 
 export interface PhotoPublishRequest {
   business_id: string;

@@ -16,7 +16,7 @@ import { VideoService, type Video } from '../../../gen/vps/video/v1/video_pb';
 import { ApiError, CODE_HEADER } from '../../../core/errors';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../core/interceptors/idempotency.interceptor';
 import { MediaStoreUnavailableError, MediaTooLargeError, type MediaStore } from '../../../core/media/storage';
-import { videoFormat } from '../../../sandbox/media';
+import { videoFormat } from '../../../core/media/formats';
 import { uploadedVideoJson, videoJson } from '../../presenters/videos';
 import { discardRest, FIELD_LIMIT_BYTES, fieldsThenFile, refuseInput, type PartAfterFile } from '../../multipart';
 import { defineRoute, forwardedHeaders, forwardResponseHeaders, nulField } from '../../rpc-route';

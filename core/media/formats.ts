@@ -2,9 +2,9 @@
  * Media as the platforms judge them: by their bytes, not their declared type or name. Videos are
  * recognised by their container signature (frames are not decoded); images by their signature,
  * with the size read from their header (PNG IHDR, JPEG SOFn, WEBP VP8/VP8L/VP8X, BMP DIB header,
- * HEIC `ispe`). Also the placeholder PNG the emulator serves where it has no picture of its own.
+ * HEIC `ispe`). Core judges what customers upload with it; the emulator judges what it is sent the
+ * same way, as the platforms would.
  */
-import { crc32, deflateSync } from 'node:zlib';
 
 export type VideoFormat = 'MP4' | 'MOV' | '3GP' | 'WEBM' | 'MKV' | 'AVI' | 'FLV' | 'WMV' | 'MPEG';
 export type ImageFormat = 'PNG' | 'JPEG' | 'WEBP' | 'BMP' | 'HEIC';
@@ -126,29 +126,3 @@ export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = {
   BMP: 'image/bmp',
   HEIC: 'image/heic',
 };
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
-
-/** A valid single-colour PNG: the placeholder the emulator serves for pictures it has no bytes for. */
-export function solidPng(width: number, height: number, rgb: [number, number, number] = [0x25, 0xf4, 0xee]): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.alloc(1 + width * 3);
-  for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', deflateSync(raw)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}

@@ -12,10 +12,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 
 /** Next to the dependencies, as build tools keep their caches: never committed, gone with a clean install. */
-export const DEFAULT_BUNDLE_CACHE_DIR = path.join(__dirname, '..', '..', 'node_modules', '.cache', 'vps-workflows');
+export const DEFAULT_BUNDLE_CACHE_DIR = path.join(__dirname, '..', 'node_modules', '.cache', 'vps-workflows');
 
 export interface WorkflowBundleSource {
   /** The workflows' entry module (resolved path). */
@@ -26,8 +26,8 @@ export interface WorkflowBundleSource {
 
 /** The worker's workflows and their interceptors. */
 export const WORKER_WORKFLOWS: WorkflowBundleSource = {
-  workflowsPath: require.resolve('../../workflows'),
-  interceptorModules: [require.resolve('../../workflows/interceptors')],
+  workflowsPath: require.resolve('../workflows'),
+  interceptorModules: [require.resolve('../workflows/interceptors')],
 };
 
 interface KeptBundle {

@@ -1,19 +1,19 @@
 import os from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type LogLevel } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import type { SealedBox } from '../crypto/sealed-box';
-import type { Database, Db } from '../db/client';
-import type { EventRecorder } from '../events/recorder';
-import type { Upstream } from '../upstream';
-import type { Logger } from '../logger';
-import type { MediaStore } from '../media/storage';
-import { temporalTls, type TemporalSettings } from './connection';
-import { createMetrics, type Metrics } from '../observability/metrics';
-import type { OutcomeSinks } from '../../workflows/interceptors';
-import { DeliveryDispatcher } from './delivery-dispatcher';
+import { createActivities } from '../activities';
+import type { SealedBox } from '../core/crypto/sealed-box';
+import type { Database, Db } from '../core/db/client';
+import type { EventRecorder } from '../core/events/recorder';
+import type { Upstream } from '../core/upstream';
+import type { Logger } from '../core/logger';
+import type { MediaStore } from '../core/media/storage';
+import { temporalTls, type TemporalSettings } from '../core/temporal/connection';
+import { createMetrics, type Metrics } from '../core/observability/metrics';
+import type { OutcomeSinks } from '../workflows/interceptors';
+import { DeliveryDispatcher } from '../core/temporal/delivery-dispatcher';
 import { WORKER_WORKFLOWS, workflowBundle } from './workflow-bundle';
-import { startVideoExpiryRepair } from './video-lifetime';
-import type { VideoExpiryRepairInput } from '../../workflows/shared';
+import { startVideoExpiryRepair } from '../core/temporal/client';
+import type { VideoExpiryRepairInput } from '../workflows/shared';
 
 /** How endpoint delivery queues are drained and woken (README, Decisions: webhook delivery). */
 export interface DeliveryQueueOptions {
