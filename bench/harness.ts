@@ -19,12 +19,13 @@ import * as tenancy from '../core/db/repositories/tenancy';
 import { freePort, startTemporalDevServer } from '../core/embedded/temporal-dev-server';
 import { EventHub } from '../core/events/event-hub';
 import { EventRecorder, type DeliverySettings } from '../core/events/recorder';
-import { watchEvents } from '../core/events/watch-events';
+import { coreDepsFromConfig, type CoreRuntime } from '../core/deps-from-config';
+import { loadConfig } from '../config/config';
 import { createInProcessTransport } from '../core/in-process-transport';
 import { createLogger } from '../core/logger';
 import { TokenSigner } from '../core/media/signed-tokens';
 import { FolderMediaStore } from '../core/media/folder-store';
-import { createCore } from '../core/router';
+import { createCore, type CoreDeps } from '../core/router';
 import type { PublishSettings } from '../core/services/publish.service';
 import { connectTemporalClient } from '../core/temporal/connection';
 import { startWorker } from '../worker/worker';
@@ -159,28 +160,24 @@ export async function startBenchStack(opts: {
     // Media URLs name the gateway's origin, so its port is chosen before core is built.
     const gatewayPort = await freePort();
     const core = createCore({
-      db: opened.db,
-      logger,
-      sealedBox,
-      adminToken: undefined,
-      // The limiter's statement still runs on every request; only the refusals are taken out.
-      ratePerMinute: 1_000_000_000,
-      allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls,
-      temporalClient: async () => temporal.client,
-      taskQueue,
-      tokenRefresh: { marginSeconds: 3_600, minIntervalMs: 60_000 },
-      events,
-      vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
-      secretGraceMs: 86_400_000,
-      watchEvents: (principal, req, signal) => watchEvents({ db: opened.db, hub, heartbeatMs: 15_000 }, principal, req, signal),
-      upstream: opts.upstream,
-      media,
-      signer: new TokenSigner(randomBytes(32)),
-      publicUrl: `http://127.0.0.1:${gatewayPort}`,
-      videos: { maxBytes: 1024, urlTtlMs: 60_000, uploadWaitMs: 1_000, fetchWaitMs: 1_000, remoteTimeoutMs: 1_000 },
+      ...benchCoreDeps(
+        // The limiter's statement still runs on every request; only the refusals are taken out.
+        { RATE_LIMIT_PER_MINUTE: '1000000000', TEMPORAL_TASK_QUEUE: taskQueue },
+        {
+          database: opened,
+          hub,
+          logger,
+          sealedBox,
+          temporalClient: async () => temporal.client,
+          events,
+          upstream: opts.upstream,
+          media,
+          vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
+          publicUrl: `http://127.0.0.1:${gatewayPort}`,
+          local: { webhooks: opts.allowInsecureWebhookUrls, sources: false },
+        },
+      ),
       publishing: opts.publishing,
-      allowInsecureSourceUrls: false,
-      shop: { productCacheTtlMs: 60_000, precheck: { dailyQuota: 50, pollIntervalMs: 1_000, pollAttempts: 1 } },
     });
     const app = await buildApp({ transport: createInProcessTransport(core), logger, media, maxUploadBytes: 1024 });
     await app.listen({ host: '127.0.0.1', port: gatewayPort });
@@ -312,14 +309,21 @@ export function formatTable(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The settings of core's parts a benchmark does not measure: small and inert, the same everywhere. */
-export const UNMEASURED_CORE_SETTINGS = () => ({
-  vplatApp: { appId: 'bench', appSecret: 'bench' },
-  secretGraceMs: 86_400_000,
-  signer: new TokenSigner(randomBytes(32)),
-  publicUrl: 'http://127.0.0.1',
-  videos: { maxBytes: 1024, urlTtlMs: 60_000, uploadWaitMs: 1_000, fetchWaitMs: 1_000, remoteTimeoutMs: 1_000 },
-  publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
-  allowInsecureSourceUrls: false,
-  shop: { productCacheTtlMs: 60_000, precheck: { dailyQuota: 50, pollIntervalMs: 1_000, pollAttempts: 1 } },
-});
+/**
+ * Core as `vps serve` builds it (coreDepsFromConfig, from configuration `env` over the defaults),
+ * with what no benchmark measures filled in: fresh keys, no admin token, a 1 KiB upload cap.
+ */
+export function benchCoreDeps(
+  env: Record<string, string>,
+  runtime: Pick<CoreRuntime, 'database' | 'hub' | 'logger' | 'temporalClient' | 'events' | 'upstream' | 'media'> & Partial<CoreRuntime>,
+): CoreDeps {
+  return coreDepsFromConfig(loadConfig({ VIDEO_MAX_BYTES: '1024', ...env }), {
+    sealedBox: new SealedBox(randomBytes(32)),
+    signer: new TokenSigner(randomBytes(32)),
+    adminToken: undefined,
+    vplatApp: { appId: 'bench', appSecret: 'bench' },
+    publicUrl: 'http://127.0.0.1',
+    local: { webhooks: false, sources: false },
+    ...runtime,
+  });
+}

@@ -32,8 +32,8 @@ import { tokenRefreshStarter } from '../core/temporal/token-refresh';
 import { createUpstream, type Upstream } from '../core/upstream';
 import { resolveUpstream, type UpstreamSettings } from '../core/upstream/settings';
 import { EventHub } from '../core/events/event-hub';
-import { EventRecorder } from '../core/events/recorder';
-import { watchEvents } from '../core/events/watch-events';
+import type { EventRecorder } from '../core/events/recorder';
+import { coreDepsFromConfig, eventRecorderFromConfig, tokenRefreshFromConfig } from '../core/deps-from-config';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 import { startOrphanSweep } from '../core/media/orphan-sweep';
 import { S3MediaStore } from '../core/media/s3-store';
@@ -190,11 +190,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
           .then((c) => ensureSearchAttributes(c.connection, env.TEMPORAL_NAMESPACE))
           .catch((err: unknown) => logger.error({ err }, `could not register the search attributes ${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')} (Keyword); workflow starts fail until they exist`));
       }
-      events = new EventRecorder({
-        db: database!.db,
-        temporalClient,
-        delivery: { taskQueue: env.TEMPORAL_TASK_QUEUE, retryScheduleMs: env.DELIVERY_RETRY_SCHEDULE_MS, attemptTimeoutMs: env.DELIVERY_ATTEMPT_TIMEOUT_MS },
-      });
+      events = eventRecorderFromConfig(config, database!, temporalClient);
     }
 
     // Gateways write uploads and serve media URLs, core and workers read and remove. Checked now:
@@ -211,50 +207,31 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
 
     let transport: Transport | undefined;
     let startRefreshes: (() => Promise<void>) | undefined;
-    const tokenRefresh = { marginSeconds: env.TOKEN_REFRESH_MARGIN_S, minIntervalMs: env.TOKEN_REFRESH_MIN_INTERVAL_MS };
+    const tokenRefresh = tokenRefreshFromConfig(config);
     if (roles.has('core')) {
       const db = database!.db;
       const adminToken = env.VPS_ADMIN_TOKEN ?? (all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
       if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
       const hub = new EventHub({ listen: database!.listen, logger: logger.child({ component: 'core' }) });
       closers.push(() => hub.close());
-      const core = createCore({
-        db,
-        logger: logger.child({ component: 'core' }),
-        sealedBox: sealedBox!,
-        adminToken,
-        ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
-        allowInsecureWebhookUrls: local.webhooks,
-        temporalClient: temporalClient!,
-        taskQueue: env.TEMPORAL_TASK_QUEUE,
-        tokenRefresh,
-        events: events!,
-        vplatApp: upstreamSettings!.vplat,
-        secretGraceMs: env.WEBHOOK_SECRET_GRACE_MS,
-        watchEvents: (principal, req, signal) => watchEvents({ db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
-        upstream: upstream!,
-        media,
-        signer: signer!,
-        publicUrl,
-        videos: { maxBytes: env.VIDEO_MAX_BYTES, urlTtlMs: env.VIDEO_URL_TTL_MS, uploadWaitMs: env.UPLOAD_WAIT_MS, fetchWaitMs: env.VIDEO_FETCH_WAIT_MS, remoteTimeoutMs: env.REMOTE_UPLOAD_TIMEOUT_MS, fetchHeartbeatTimeoutMs: env.VIDEO_FETCH_HEARTBEAT_TIMEOUT_MS },
-        publishing: {
-          pollIntervalMs: env.PUBLISH_POLL_INTERVAL_MS,
-          pollAttempts: env.PUBLISH_POLL_ATTEMPTS,
-          slowPollScheduleMs: env.PUBLISH_SLOW_POLL_SCHEDULE_MS,
-          postIdWaitMs: env.PUBLISH_POST_ID_WAIT_MS,
-          // The activity also reads and writes the record around the official call.
-          submitTimeoutMs: env.UPSTREAM_TIMEOUT_MS + 30_000,
-          submitRetryInitialMs: env.PUBLISH_SUBMIT_RETRY_MS,
-          submitWaitMs: env.PUBLISH_SUBMIT_WAIT_MS,
-        },
-        allowInsecureSourceUrls: local.sources,
-        shop: {
-          productCacheTtlMs: env.PRODUCT_CACHE_TTL_MS,
-          precheck: { dailyQuota: env.PRECHECK_DAILY_QUOTA, pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS, pollAttempts: env.PRECHECK_POLL_ATTEMPTS },
-        },
-        consoleSessions: { ttlMs: env.CONSOLE_SESSION_TTL_MS, maxAgeMs: env.CONSOLE_SESSION_MAX_AGE_MS },
-        metrics,
-      });
+      const core = createCore(
+        coreDepsFromConfig(config, {
+          database: database!,
+          hub,
+          logger: logger.child({ component: 'core' }),
+          sealedBox: sealedBox!,
+          signer: signer!,
+          adminToken,
+          temporalClient: temporalClient!,
+          events: events!,
+          upstream: upstream!,
+          vplatApp: upstreamSettings!.vplat,
+          media,
+          publicUrl,
+          local,
+          metrics,
+        }),
+      );
       readiness.push(core.readiness);
       startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
       const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }), readiness: core.readiness, draining: isDraining });

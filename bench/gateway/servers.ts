@@ -5,7 +5,6 @@
  * running the same query, and the anchor, that route behind one bare connect-node unary call.
  * The production topology (`vps serve --role gateway,core`) runs as a process of its own (run.ts).
  */
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -15,13 +14,13 @@ import { HealthService } from '../../gen/vps/health/v1/health_pb';
 import Fastify from 'fastify';
 import postgres from 'postgres';
 import { hashApiKey } from '../../core/crypto/api-keys';
-import { SealedBox } from '../../core/crypto/sealed-box';
 import { apiKeyMeter } from '../../core/db/repositories/access';
 import { openDatabase } from '../../core/db/client';
 import { createLogger } from '../../core/logger';
 import { EventRecorder } from '../../core/events/recorder';
 import { createInProcessTransport } from '../../core/in-process-transport';
-import { UNMEASURED_CORE_SETTINGS } from '../harness';
+import { benchCoreDeps } from '../harness';
+import { EventHub } from '../../core/events/event-hub';
 import { createCore } from '../../core/router';
 import { startCoreServer } from '../../core/server';
 import { buildApp } from '../../gateway/app';
@@ -43,29 +42,25 @@ async function main() {
     timeouts: { connectMs: 1_000, totalMs: 1_000 },
   });
   const media = new FolderMediaStore(mkdtempSync(path.join(os.tmpdir(), 'vps-bench-media-')));
+  const noTemporal = () => Promise.reject(new Error('not used by the benchmark'));
   const core = createCore({
-    db: database.db,
-    logger,
-    sealedBox: new SealedBox(randomBytes(32)),
-    adminToken: undefined,
-    // The limiter's statement still runs on every request; only the refusals are taken out.
-    ratePerMinute: 1_000_000_000,
-    allowInsecureWebhookUrls: false,
-    temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
-    taskQueue: 'bench',
-    tokenRefresh: { marginSeconds: 3600, minIntervalMs: 60_000 },
-    // The seat benchmark records no events and opens no streams.
-    events: new EventRecorder({
-      db: database.db,
-      temporalClient: () => Promise.reject(new Error('not used by the benchmark')),
-      delivery: { taskQueue: 'bench', retryScheduleMs: [], attemptTimeoutMs: 1_000 },
-    }),
+    ...benchCoreDeps(
+      // The limiter's statement still runs on every request; only the refusals are taken out.
+      { RATE_LIMIT_PER_MINUTE: '1000000000', TEMPORAL_TASK_QUEUE: 'bench' },
+      {
+        database,
+        hub: new EventHub({ listen: database.listen, logger }),
+        logger,
+        temporalClient: noTemporal,
+        // The seat benchmark records no events and opens no streams.
+        events: new EventRecorder({ db: database.db, temporalClient: noTemporal, delivery: { taskQueue: 'bench', retryScheduleMs: [], attemptTimeoutMs: 1_000 } }),
+        upstream,
+        media,
+      },
+    ),
     watchEvents: () => {
       throw new Error('not used by the benchmark');
     },
-    upstream,
-    media,
-    ...UNMEASURED_CORE_SETTINGS(),
   });
   const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
 

@@ -21,7 +21,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { hashApiKey } from '../../core/crypto/api-keys';
-import { SealedBox } from '../../core/crypto/sealed-box';
 import { openDatabase, rawQuery, type Database } from '../../core/db/client';
 import { apiKeyMeter } from '../../core/db/repositories/access';
 import { listEvents } from '../../core/db/repositories/events';
@@ -32,11 +31,10 @@ import { EventHub } from '../../core/events/event-hub';
 import { bodyFromMessage, toEventMessage } from '../../core/events/present';
 import { EventRecorder } from '../../core/events/recorder';
 import { EVENTS_CHANNEL, parseEventNotice } from '../../core/events/stream-channel';
-import { watchEvents } from '../../core/events/watch-events';
 import { createInProcessTransport } from '../../core/in-process-transport';
 import { createLogger } from '../../core/logger';
 import { FolderMediaStore } from '../../core/media/folder-store';
-import { UNMEASURED_CORE_SETTINGS } from '../harness';
+import { benchCoreDeps } from '../harness';
 import { createCore } from '../../core/router';
 import { createUpstream } from '../../core/upstream';
 import { buildApp } from '../../gateway/app';
@@ -83,24 +81,23 @@ async function startService(database: Database, ratePerMinute: number, closers: 
   closers.push(async () => rmSync(mediaDir, { recursive: true, force: true }));
   const media = new FolderMediaStore(mediaDir);
   const noTemporal = () => Promise.reject(new Error('the load run starts no workflow'));
-  const core = createCore({
-    db: database.db,
-    logger,
-    sealedBox: new SealedBox(randomBytes(32)),
-    adminToken: undefined,
-    ratePerMinute,
-    // Endpoints created by the write phase point at 127.0.0.1 and receive nothing (no event is
-    // recorded while they exist).
-    allowInsecureWebhookUrls: true,
-    temporalClient: noTemporal,
-    taskQueue: 'bench-load',
-    tokenRefresh: { marginSeconds: 3_600, minIntervalMs: 60_000 },
-    events: new EventRecorder({ db: database.db, temporalClient: noTemporal, delivery: { taskQueue: 'bench-load', retryScheduleMs: [], attemptTimeoutMs: 1_000 } }),
-    watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: 15_000 }, principal, req, signal),
-    upstream,
-    media,
-    ...UNMEASURED_CORE_SETTINGS(),
-  });
+  const core = createCore(
+    benchCoreDeps(
+      { RATE_LIMIT_PER_MINUTE: String(ratePerMinute), TEMPORAL_TASK_QUEUE: 'bench-load' },
+      {
+        database,
+        hub,
+        logger,
+        temporalClient: noTemporal,
+        events: new EventRecorder({ db: database.db, temporalClient: noTemporal, delivery: { taskQueue: 'bench-load', retryScheduleMs: [], attemptTimeoutMs: 1_000 } }),
+        upstream,
+        media,
+        // Endpoints created by the write phase point at 127.0.0.1 and receive nothing (no event is
+        // recorded while they exist).
+        local: { webhooks: true, sources: false },
+      },
+    ),
+  );
   const app = await buildApp({ transport: createInProcessTransport(core), logger, media, maxUploadBytes: 1024 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   closers.push(() => app.close());

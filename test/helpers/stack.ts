@@ -22,7 +22,8 @@ import { SANDBOX_APP } from '../../core/upstream/settings';
 import { EventHub } from '../../core/events/event-hub';
 import { EventRecorder } from '../../core/events/recorder';
 import type { NewEvent } from '../../core/db/repositories/events';
-import { watchEvents } from '../../core/events/watch-events';
+import { coreDepsFromConfig } from '../../core/deps-from-config';
+import { loadConfig } from '../../config/config';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -171,27 +172,33 @@ export async function startStack(
   // process can take a port between its choice and the gateway's listen: then core is built again
   // for a new port, rather than the test failing on EADDRINUSE.
   const serveOn = async (gatewayPort: number) => {
+    // The service's own mapping of configuration to core (what `vps serve` uses), with the
+    // suite's short timings and each test's options on top.
+    const config = loadConfig({
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      RATE_LIMIT_PER_MINUTE: String(opts.ratePerMinute ?? 60),
+      WEBHOOK_SECRET_GRACE_MS: String(opts.secretGraceMs ?? 86_400_000),
+      SSE_HEARTBEAT_MS: String(opts.sseHeartbeatMs ?? 15_000),
+    });
     const core = createCore({
-      db: database.db,
-      logger,
-      sealedBox,
-      adminToken,
-      ratePerMinute: opts.ratePerMinute ?? 60,
-      allowInsecureWebhookUrls: opts.allowInsecureWebhookUrls ?? false,
-      temporalClient: coreTemporalClient,
-      taskQueue,
+      ...coreDepsFromConfig(config, {
+        database,
+        hub,
+        logger,
+        sealedBox,
+        signer: new TokenSigner(encryptionKey),
+        adminToken,
+        temporalClient: coreTemporalClient,
+        events,
+        upstream: opts.upstream ?? unreachable!,
+        vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
+        media,
+        publicUrl: `http://127.0.0.1:${gatewayPort}`,
+        local: { webhooks: opts.allowInsecureWebhookUrls ?? false, sources: opts.allowInsecureSourceUrls ?? true },
+      }),
       tokenRefresh: opts.tokenRefresh ?? { marginSeconds: 3_600, minIntervalMs: 60_000 },
-      events,
-      vplatApp: { appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret },
-      secretGraceMs: opts.secretGraceMs ?? 86_400_000,
-      watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: opts.sseHeartbeatMs ?? 15_000 }, principal, req, signal),
-      upstream: opts.upstream ?? unreachable!,
-      media,
-      signer: new TokenSigner(encryptionKey),
-      publicUrl: `http://127.0.0.1:${gatewayPort}`,
       videos: { ...TEST_VIDEOS, ...opts.videos },
       publishing: { ...TEST_PUBLISHING, ...opts.publishing },
-      allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
       shop: { productCacheTtlMs: opts.shop?.productCacheTtlMs ?? 60_000, precheck: { ...TEST_PRECHECK, ...opts.shop?.precheck } },
       seatConnectTtlMs: opts.seatConnectTtlMs,
     });
