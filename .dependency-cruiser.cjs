@@ -49,6 +49,13 @@ module.exports = {
       to: { path: OURS, pathNot: ['^workflows/', '^activities/'] },
     },
     {
+      name: 'workflow-code-only-in-the-worker',
+      severity: 'error',
+      comment: 'Workflow code runs in the worker\'s bundle only; everyone else starts workflows by the inputs, outputs and ids of workflows/shared.ts and workflows/workflow-ids.ts.',
+      from: { path: '^(core|activities|gateway|sandbox|cli|sdk)/' },
+      to: { path: '^workflows/', pathNot: '^workflows/(shared|workflow-ids)\\.ts$' },
+    },
+    {
       name: 'gateway-goes-through-core',
       severity: 'error',
       comment: 'The gateway shapes HTTP; every rule, every row and every upstream call is core\'s, reached through its Connect services.',

@@ -301,7 +301,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       if (typeof address === 'object' && address) announceBaseUrl(config.dataDir, localBaseUrl(address), logger, closers);
       urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
       // With the emulator in this process, subscribe the app to its webhooks, as an operator does
-      // once at the real platform (README: "Receiving the platform's webhooks").
+      // once at the real platform (sandbox/README.md, "Webhook subscription").
       if (sandboxUrl && upstream && !env.VPLAT_API_BASE) {
         await subscribeToPlatformWebhooks(upstream.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
         urls['Platform webhooks'] = `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`;

@@ -38,7 +38,7 @@ const MAX_PUBLISHES_PER_DRILL = 40;
  * How long a publish's client keeps trying (15 s a try) with its Idempotency-Key, as an
  * integrator's client does. While a worker restarts, this 2-core machine runs out of CPU, and an
  * answer can take longer than one try's 15 s (measured up to 40 s between gateway and core: the
- * README's "Open work"); the drill reports the slowest answer rather than calling it lost.
+ * docs/open-work.md); the drill reports the slowest answer rather than calling it lost.
  */
 const PUBLISH_DEADLINE_MS = 60_000;
 const MAX_EVENTS_PER_DRILL = 3_000;

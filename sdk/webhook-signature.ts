@@ -8,7 +8,7 @@
  *
  * Written apart from the service's signer (core/events/push-signature.ts) on purpose: a verifier
  * that shared the signer's code would agree with any mistake in it. Stripe's own verifier accepts
- * the same header (see the README), which checks both from outside.
+ * the same header (docs/decisions/webhook-delivery.md, "Verifying pushes"), which checks both from outside.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { EventJson } from '../gateway/schemas/events';

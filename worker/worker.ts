@@ -15,7 +15,7 @@ import { WORKER_WORKFLOWS, workflowBundle } from './workflow-bundle';
 import { startVideoExpiryRepair } from '../core/temporal/client';
 import type { VideoExpiryRepairInput } from '../workflows/shared';
 
-/** How endpoint delivery queues are drained and woken (README, Decisions: webhook delivery). */
+/** How endpoint delivery queues are drained and woken (docs/decisions/webhook-delivery.md). */
 export interface DeliveryQueueOptions {
   /** An idle drain waits this long for new rows before it ends. */
   lingerMs: number;

@@ -2,7 +2,7 @@
  * The insight parameters' rules, pure so that they are tested without the stack: which fields a
  * caller may name, the daily series' date range, the post id filter, the page size and cursor,
  * the benchmark category, and the shop video list's title, time range and cursor. Each refusal is
- * 2001 naming the field (README: Decisions).
+ * 2001 naming the field (docs/decisions/engagement.md, "Insight fields").
  */
 import { ApiError, invalidField } from '../errors';
 import type { FieldTable } from '../upstream/mapping';

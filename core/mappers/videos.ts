@@ -47,7 +47,7 @@ export function uploadWorkflowId(row: Pick<VideoRow, 'id' | 'source' | 'track'>)
   return row.source === 'remote' || row.track === 'shop' ? workflowIds.videoUpload(row.id) : undefined;
 }
 
-/** The probe kept on the record (README: video library), if the upload made one. */
+/** The probe kept on the record (docs/decisions/video-library.md, "The probe"), if the upload made one. */
 export function probeOfRow(row: Pick<VideoRow, 'details'>): VideoProbe | undefined {
   return (row.details as { probe?: VideoProbe }).probe;
 }

@@ -1,6 +1,6 @@
 /**
  * The spec's field-mapping tables (service field → official field), plus the fields of the same
- * endpoints the spec leaves unnamed, each listed in the README's Decisions. One table per endpoint.
+ * endpoints the spec leaves unnamed, each listed in docs/decisions/publishing.md and engagement.md. One table per endpoint.
  */
 import type { FieldTable } from './mapping';
 

@@ -160,7 +160,7 @@ export const LocationQuery = Type.Object(
 );
 export type LocationQuery = Static<typeof LocationQuery>;
 
-/** An official answer flattened to camelCase fields (README: field tables). */
+/** An official answer flattened to camelCase fields (docs/decisions/publishing.md, "Fields beyond the spec's mapping tables"). */
 export const PassThroughJson = Type.Object({}, { additionalProperties: true });
 
 export const ShopPublishBody = Type.Object(

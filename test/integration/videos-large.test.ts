@@ -50,7 +50,7 @@ describe('large direct uploads', () => {
     const res = await postStream<{ id: string; status: string; sizeBytes: number; sha256: string }>(`${stack.baseUrl}/v1/videos`, tenant.apiKey, upload.body, upload.contentType);
     const seconds = (Date.now() - started) / 1000;
     const growthMb = (peak - baseline) / MiB;
-    // The figures the README quotes.
+    // The figures docs/api.md quotes (video library).
     process.stdout.write(`1 GiB direct upload: ${seconds.toFixed(1)} s, peak live heap and buffer growth ${growthMb.toFixed(0)} MB\n`);
     expect(res.body.code).toBe(0);
     expect(res.body.data).toMatchObject({ status: 'available', sizeBytes: GiB, sha256: upload.sha256() });

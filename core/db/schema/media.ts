@@ -48,7 +48,7 @@ export const videos = pgTable(
     /**
      * Video track: when a start of the lifetime workflow (the timer to expiresAt) was confirmed by
      * Temporal. Null on an available record means no start is known to have succeeded: the
-     * workers' periodic repair starts one (README, Decisions: video expiry repair).
+     * workers' periodic repair starts one (docs/decisions/video-library.md, "Video expiry repair").
      */
     lifetimeStartedAt: timestamp('lifetime_started_at', { withTimezone: true, precision: 3 }),
     failureReason: text('failure_reason'),

@@ -1,7 +1,7 @@
 /**
  * The field tables of the insight endpoints (official-api.md §4 and §3.4): service field (camelCase)
  * → official dotted path, one table per official object. They drive both the answer's flattening
- * and the `fields` a caller may ask for, which take either name (README: Decisions).
+ * and the `fields` a caller may ask for, which take either name (docs/decisions/engagement.md, "Insight fields").
  */
 import type { FieldTable } from '../mapping';
 import { fromOfficial } from '../mapping';
