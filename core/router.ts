@@ -1,29 +1,29 @@
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
-import { AdminService as AdminServiceDesc } from '../gen/vps/admin/v1/admin_pb';
-import { AuthService as AuthServiceDesc } from '../gen/vps/auth/v1/auth_pb';
-import { HealthService as HealthServiceDesc } from '../gen/vps/health/v1/health_pb';
-import { ConsoleService as ConsoleServiceDesc } from '../gen/vps/console/v1/console_pb';
-import { ConsoleSeatService as ConsoleSeatServiceDesc } from '../gen/vps/console/v1/console_seats_pb';
-import { SeatService as SeatServiceDesc } from '../gen/vps/seat/v1/seat_pb';
-import { EventService as EventServiceDesc, IngestService as IngestServiceDesc } from '../gen/vps/event/v1/event_pb';
-import { WebhookEndpointService as WebhookEndpointServiceDesc } from '../gen/vps/webhook/v1/webhook_pb';
-import { VideoService as VideoServiceDesc } from '../gen/vps/video/v1/video_pb';
-import { PublishService as PublishServiceDesc } from '../gen/vps/publish/v1/publish_pb';
-import { PrecheckService as PrecheckServiceDesc, ShopCatalogService as ShopCatalogServiceDesc } from '../gen/vps/shop/v1/shop_pb';
-import { ShopCatalogService } from './services/shop-catalog.service';
-import { CommentService as CommentServiceDesc } from '../gen/vps/engagement/v1/comment_pb';
-import { MessageService as MessageServiceDesc } from '../gen/vps/engagement/v1/message_pb';
-import { InsightService as InsightServiceDesc } from '../gen/vps/engagement/v1/insight_pb';
-import { CommentService } from './services/comment.service';
-import { MessageService } from './services/message.service';
-import { InsightService } from './services/insight.service';
-import { PrecheckService, type PrecheckSettings } from './services/precheck.service';
+import { AdminService } from '../gen/vps/admin/v1/admin_pb';
+import { AuthService } from '../gen/vps/auth/v1/auth_pb';
+import { HealthService } from '../gen/vps/health/v1/health_pb';
+import { ConsoleService } from '../gen/vps/console/v1/console_pb';
+import { ConsoleSeatService } from '../gen/vps/console/v1/console_seats_pb';
+import { SeatService } from '../gen/vps/seat/v1/seat_pb';
+import { EventService, IngestService } from '../gen/vps/event/v1/event_pb';
+import { WebhookEndpointService } from '../gen/vps/webhook/v1/webhook_pb';
+import { VideoService } from '../gen/vps/video/v1/video_pb';
+import { PublishService } from '../gen/vps/publish/v1/publish_pb';
+import { PrecheckService, ShopCatalogService } from '../gen/vps/shop/v1/shop_pb';
+import { ShopCatalogHandlers } from './services/shop-catalog.service';
+import { CommentService } from '../gen/vps/engagement/v1/comment_pb';
+import { MessageService } from '../gen/vps/engagement/v1/message_pb';
+import { InsightService } from '../gen/vps/engagement/v1/insight_pb';
+import { CommentHandlers } from './services/comment.service';
+import { MessageHandlers } from './services/message.service';
+import { InsightHandlers } from './services/insight.service';
+import { PrecheckHandlers, type PrecheckSettings } from './services/precheck.service';
 import type { MediaStore } from './media/storage';
 import type { TokenSigner } from './media/signed-tokens';
 import type { Upstream } from './upstream';
-import { VideoService, type VideoSettings } from './services/video.service';
-import { PublishService, type PublishSettings } from './services/publish.service';
+import { VideoHandlers, type VideoSettings } from './services/video.service';
+import { PublishHandlers, type PublishSettings } from './services/publish.service';
 import type { Db } from './db/client';
 import type { SealedBox } from './crypto/sealed-box';
 import { accessInterceptor } from './interceptors/access.interceptor';
@@ -31,23 +31,23 @@ import { errorsInterceptor } from './interceptors/errors.interceptor';
 import { observeInterceptor } from './interceptors/observe.interceptor';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { postgresProbe, runProbes, temporalProbe, type ReadinessReport } from './observability/readiness';
-import { HealthService } from './services/health.service';
+import { HealthHandlers } from './services/health.service';
 import { idempotencyInterceptor, replayable } from './interceptors/idempotency.interceptor';
 
 /** How long an Idempotency-Key and its response are kept. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 import type { Logger } from './logger';
 import type { Resolver } from './net/address-policy';
-import { AdminService } from './services/admin.service';
-import { AuthService } from './services/auth.service';
-import { ConsoleService } from './services/console.service';
-import { ConsoleSeatService } from './services/console-seat.service';
+import { AdminHandlers } from './services/admin.service';
+import { AuthHandlers } from './services/auth.service';
+import { ConsoleHandlers } from './services/console.service';
+import { ConsoleSeatHandlers } from './services/console-seat.service';
 import { DEFAULT_CONNECT_STATE_TTL_MS } from './seats/connect-state';
 import { DEFAULT_SESSION_LIFETIME, type SessionLifetime } from './db/repositories/console-sessions';
-import { SeatService } from './services/seat.service';
-import { EventService, type WatchEvents } from './services/event.service';
-import { IngestService } from './services/ingest.service';
-import { WebhookEndpointService } from './services/webhook-endpoint.service';
+import { SeatHandlers } from './services/seat.service';
+import { EventHandlers, type WatchEvents } from './services/event.service';
+import { IngestHandlers } from './services/ingest.service';
+import { WebhookEndpointHandlers } from './services/webhook-endpoint.service';
 import type { EventRecorder } from './events/recorder';
 import { temporalHealthProbe } from './temporal/health';
 import { tokenRefreshStarter } from './temporal/token-refresh';
@@ -118,28 +118,28 @@ export function createCore(deps: CoreDeps): Core {
     logger: deps.logger,
   };
   const services = {
-    admin: new AdminService({ ...binding, health }),
-    auth: new AuthService(),
-    health: new HealthService(probes),
-    console: new ConsoleService({ db: deps.db, lifetime: sessionLifetime }),
-    seats: new SeatService({ db: deps.db }),
-    consoleSeats: new ConsoleSeatService({
+    admin: new AdminHandlers({ ...binding, health }),
+    auth: new AuthHandlers(),
+    health: new HealthHandlers(probes),
+    console: new ConsoleHandlers({ db: deps.db, lifetime: sessionLifetime }),
+    seats: new SeatHandlers({ db: deps.db }),
+    consoleSeats: new ConsoleSeatHandlers({
       ...binding,
       upstream: deps.upstream,
       signer: deps.signer,
       publicUrl: deps.publicUrl,
       stateTtlMs: deps.seatConnectTtlMs ?? DEFAULT_CONNECT_STATE_TTL_MS,
     }),
-    webhooks: new WebhookEndpointService({
+    webhooks: new WebhookEndpointHandlers({
       db: deps.db,
       allowInsecureUrls: deps.allowInsecureWebhookUrls,
       resolve: deps.resolve,
       secretGraceMs: deps.secretGraceMs,
       events: deps.events,
     }),
-    events: new EventService({ db: deps.db, events: deps.events, watch: deps.watchEvents }),
-    ingest: new IngestService({ db: deps.db, events: deps.events, app: deps.vplatApp, logger: deps.logger }),
-    videos: new VideoService({
+    events: new EventHandlers({ db: deps.db, events: deps.events, watch: deps.watchEvents }),
+    ingest: new IngestHandlers({ db: deps.db, events: deps.events, app: deps.vplatApp, logger: deps.logger }),
+    videos: new VideoHandlers({
       db: deps.db,
       media: deps.media,
       signer: deps.signer,
@@ -151,7 +151,7 @@ export function createCore(deps: CoreDeps): Core {
       logger: deps.logger,
       resolve: deps.resolve,
     }),
-    publishing: new PublishService({
+    publishing: new PublishHandlers({
       db: deps.db,
       sealedBox: deps.sealedBox,
       upstream: deps.upstream,
@@ -163,30 +163,30 @@ export function createCore(deps: CoreDeps): Core {
       settings: deps.publishing,
       logger: deps.logger,
     }),
-    shopCatalog: new ShopCatalogService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, productCacheTtlMs: deps.shop.productCacheTtlMs }),
-    prechecks: new PrecheckService({ db: deps.db, temporalClient: deps.temporalClient, taskQueue: deps.taskQueue, settings: deps.shop.precheck }),
-    comments: new CommentService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
-    messages: new MessageService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events }),
-    insights: new InsightService({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events, logger: deps.logger }),
+    shopCatalog: new ShopCatalogHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, productCacheTtlMs: deps.shop.productCacheTtlMs }),
+    prechecks: new PrecheckHandlers({ db: deps.db, temporalClient: deps.temporalClient, taskQueue: deps.taskQueue, settings: deps.shop.precheck }),
+    comments: new CommentHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
+    messages: new MessageHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events }),
+    insights: new InsightHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events, logger: deps.logger }),
   };
   return {
     routes: (router) => {
-      router.service(AdminServiceDesc, replayable(services.admin));
-      router.service(AuthServiceDesc, replayable(services.auth));
-      router.service(HealthServiceDesc, replayable(services.health));
-      router.service(ConsoleServiceDesc, replayable(services.console));
-      router.service(SeatServiceDesc, replayable(services.seats));
-      router.service(ConsoleSeatServiceDesc, replayable(services.consoleSeats));
-      router.service(WebhookEndpointServiceDesc, replayable(services.webhooks));
-      router.service(EventServiceDesc, replayable(services.events));
-      router.service(IngestServiceDesc, replayable(services.ingest));
-      router.service(VideoServiceDesc, replayable(services.videos));
-      router.service(PublishServiceDesc, replayable(services.publishing));
-      router.service(ShopCatalogServiceDesc, replayable(services.shopCatalog));
-      router.service(PrecheckServiceDesc, replayable(services.prechecks));
-      router.service(CommentServiceDesc, replayable(services.comments));
-      router.service(MessageServiceDesc, replayable(services.messages));
-      router.service(InsightServiceDesc, replayable(services.insights));
+      router.service(AdminService, replayable(services.admin));
+      router.service(AuthService, replayable(services.auth));
+      router.service(HealthService, replayable(services.health));
+      router.service(ConsoleService, replayable(services.console));
+      router.service(SeatService, replayable(services.seats));
+      router.service(ConsoleSeatService, replayable(services.consoleSeats));
+      router.service(WebhookEndpointService, replayable(services.webhooks));
+      router.service(EventService, replayable(services.events));
+      router.service(IngestService, replayable(services.ingest));
+      router.service(VideoService, replayable(services.videos));
+      router.service(PublishService, replayable(services.publishing));
+      router.service(ShopCatalogService, replayable(services.shopCatalog));
+      router.service(PrecheckService, replayable(services.prechecks));
+      router.service(CommentService, replayable(services.comments));
+      router.service(MessageService, replayable(services.messages));
+      router.service(InsightService, replayable(services.insights));
     },
     interceptors: [
       observeInterceptor({ logger: deps.logger, metrics }),

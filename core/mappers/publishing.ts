@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PublishRecordSchema, type PublishRecord } from '../../gen/vps/publish/v1/publish_pb';
 import type { PublishRecordRow } from '../db/repositories/publish-records';
-import { TRACKS } from './messages';
+import { TRACKS } from './accounts';
 import { failReason } from '../publishing/status';
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);

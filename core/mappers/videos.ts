@@ -10,7 +10,7 @@ import type { VideoRow } from '../db/repositories/videos';
 import type { VideoStatus } from '../db/schema';
 import { mediaUrl, type TokenSigner } from '../media/signed-tokens';
 import { workflowIds } from '../../workflows/workflow-ids';
-import { TRACKS } from './messages';
+import { TRACKS } from './accounts';
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 

@@ -1,7 +1,7 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type {
-  AdminService as AdminServiceDesc,
+  AdminService,
   BindSeatRequest,
   CreateApiKeyRequest,
   CreateCustomerRequest,
@@ -25,7 +25,7 @@ import * as sessions from '../db/repositories/console-sessions';
 import * as seatsRepo from '../db/repositories/seats';
 import * as tenancy from '../db/repositories/tenancy';
 import { ApiError, invalidField } from '../errors';
-import { toApiKey, toCustomer, toSeat, toUser, trackFromProto } from '../mappers/messages';
+import { toApiKey, toCustomer, toSeat, toUser, trackFromProto } from '../mappers/accounts';
 import type { Logger } from '../logger';
 import type { HealthProbe } from '../temporal/health';
 import type { TokenRefreshStarter } from '../temporal/token-refresh';
@@ -66,7 +66,7 @@ export async function issueApiKey(db: Db, user: { id: string; customerId: string
 }
 
 /** Operator actions. Each rule of the spec's seat table is enforced here, inside a transaction. */
-export class AdminService implements ServiceImpl<typeof AdminServiceDesc> {
+export class AdminHandlers implements ServiceImpl<typeof AdminService> {
   constructor(
     private readonly deps: { db: Db; sealedBox: SealedBox; health: HealthProbe; startTokenRefresh: TokenRefreshStarter; logger: Logger },
   ) {}

@@ -1,11 +1,11 @@
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import type { AuthService as AuthServiceDesc, AuthorizeRequest } from '../../gen/vps/auth/v1/auth_pb';
+import type { AuthService, AuthorizeRequest } from '../../gen/vps/auth/v1/auth_pb';
 import { Access } from '../../gen/vps/options/v1/options_pb';
 import { assertPlanActive, customerOf } from '../context';
 import { invalidField } from '../errors';
 
 /** The interceptor has already authenticated and metered the call; this adds the write check. */
-export class AuthService implements ServiceImpl<typeof AuthServiceDesc> {
+export class AuthHandlers implements ServiceImpl<typeof AuthService> {
   async authorize(req: AuthorizeRequest, ctx: HandlerContext) {
     const principal = customerOf(ctx);
     if (req.access === Access.WRITE) assertPlanActive(principal);

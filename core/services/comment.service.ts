@@ -8,7 +8,7 @@
  */
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type {
-  CommentService as CommentServiceDesc,
+  CommentService,
   CreateCommentReplyRequest,
   CreateCommentRequest,
   DeleteCommentRequest,
@@ -116,7 +116,7 @@ function fieldsOf(req: { account: string }): Record<string, unknown> {
   return fields;
 }
 
-export class CommentService implements ServiceImpl<typeof CommentServiceDesc> {
+export class CommentHandlers implements ServiceImpl<typeof CommentService> {
   constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream }) {}
 
   private run<T>(ctx: HandlerContext, req: { account: string }, table: FieldTable, call: (token: string, body: T) => Promise<object>) {

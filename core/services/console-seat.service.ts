@@ -1,7 +1,7 @@
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type {
   CompleteSeatConnectRequest,
-  ConsoleSeatService as ConsoleSeatServiceDesc,
+  ConsoleSeatService,
   StartSeatConnectRequest,
   UnbindSeatRequest,
 } from '../../gen/vps/console/v1/console_seats_pb';
@@ -9,7 +9,7 @@ import { customerOf } from '../context';
 import * as seatsRepo from '../db/repositories/seats';
 import { invalidField } from '../errors';
 import type { TokenSigner } from '../media/signed-tokens';
-import { toSeat } from '../mappers/messages';
+import { toSeat } from '../mappers/accounts';
 import { bindAccount, seatNotFound, type BindingDeps } from '../seats/binding';
 import { issueConnectState, openConnectState } from '../seats/connect-state';
 import { CONNECTORS } from '../seats/connectors';
@@ -30,7 +30,7 @@ export interface ConsoleSeatDeps extends BindingDeps {
 const BAD_STATE = 'is invalid or expired; start connecting the seat again';
 
 /** A customer's own seats, connected through the platform's consent page by a console user. */
-export class ConsoleSeatService implements ServiceImpl<typeof ConsoleSeatServiceDesc> {
+export class ConsoleSeatHandlers implements ServiceImpl<typeof ConsoleSeatService> {
   constructor(private readonly deps: ConsoleSeatDeps) {}
 
   private get redirectUri(): string {

@@ -2,7 +2,7 @@ import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import {
   ConsoleSessionSchema,
-  type ConsoleService as ConsoleServiceDesc,
+  type ConsoleService,
   type CreateApiKeyRequest,
   type RevokeApiKeyRequest,
   type SignInRequest,
@@ -15,7 +15,7 @@ import * as sessions from '../db/repositories/console-sessions';
 import * as tenancy from '../db/repositories/tenancy';
 import { ApiError, invalidField } from '../errors';
 import { consoleSessionKey, type ConsoleSessionContext } from '../interceptors/access.interceptor';
-import { toApiKey } from '../mappers/messages';
+import { toApiKey } from '../mappers/accounts';
 import { issueApiKey } from './admin.service';
 
 // One message for an unknown e-mail and a wrong password, so the answer does not reveal accounts.
@@ -30,7 +30,7 @@ function sessionOf(ctx: HandlerContext): ConsoleSessionContext {
 }
 
 /** The console's own methods: signing in and out, and the customer's API keys. */
-export class ConsoleService implements ServiceImpl<typeof ConsoleServiceDesc> {
+export class ConsoleHandlers implements ServiceImpl<typeof ConsoleService> {
   constructor(private readonly deps: { db: Db; lifetime: sessions.SessionLifetime }) {}
 
   async signIn(req: SignInRequest) {

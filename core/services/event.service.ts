@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
   DeliverySchema,
-  type EventService as EventServiceDesc,
+  type EventService,
   type GetEventRequest,
   type ListDeliveriesRequest,
   type ListEventsRequest,
@@ -67,7 +67,7 @@ export function toDelivery(row: DeliveryRow & { eventType?: string; attempts?: D
 
 export type WatchEvents = (principal: ReturnType<typeof customerOf>, req: WatchEventsRequest, signal: AbortSignal) => AsyncIterable<{ event?: ReturnType<typeof toEventMessage> }>;
 
-export class EventService implements ServiceImpl<typeof EventServiceDesc> {
+export class EventHandlers implements ServiceImpl<typeof EventService> {
   constructor(private readonly deps: { db: Db; events: EventRecorder; watch: WatchEvents }) {}
 
   async listEvents(req: ListEventsRequest, ctx: HandlerContext) {

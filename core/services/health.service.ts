@@ -1,9 +1,9 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { HealthService as HealthServiceDesc } from '../../gen/vps/health/v1/health_pb';
+import type { HealthService } from '../../gen/vps/health/v1/health_pb';
 import { runProbes, type Probe } from '../observability/readiness';
 
 /** Core's readiness over Connect, for gateways in other processes and internal callers. */
-export class HealthService implements ServiceImpl<typeof HealthServiceDesc> {
+export class HealthHandlers implements ServiceImpl<typeof HealthService> {
   constructor(private readonly probes: Probe[]) {}
 
   async check() {

@@ -4,7 +4,7 @@
  * retries until it gets a 200, so every failure here is an error answer, never a silent drop.
  */
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { IngestService as IngestServiceDesc, ReceiveOfficialWebhookRequest } from '../../gen/vps/event/v1/event_pb';
+import type { IngestService, ReceiveOfficialWebhookRequest } from '../../gen/vps/event/v1/event_pb';
 import type { Db } from '../db/client';
 import { Batcher } from '../db/batcher';
 import { findSeatsByAccounts, type SeatRow } from '../db/repositories/seats';
@@ -23,7 +23,7 @@ import { verifyOfficialWebhook } from '../upstream/vplat/webhooks';
  */
 const SEAT_LOOKUP_BATCHING = { maxBatch: 256, maxInFlight: 1, stallMs: 5_000, gather: 'turn' } as const;
 
-export class IngestService implements ServiceImpl<typeof IngestServiceDesc> {
+export class IngestHandlers implements ServiceImpl<typeof IngestService> {
   private readonly seats: Batcher<string, SeatRow | undefined>;
 
   constructor(private readonly deps: { db: Db; events: EventRecorder; app: { appId: string; appSecret: string }; logger: Logger }) {

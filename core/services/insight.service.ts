@@ -4,7 +4,7 @@ import type {
   GetAccountInsightsRequest,
   GetBenchmarkRequest,
   GetVideoSettingsRequest,
-  InsightService as InsightServiceDesc,
+  InsightService,
   ListVideoInsightsRequest,
 } from '../../gen/vps/engagement/v1/insight_pb';
 import { customerOf } from '../context';
@@ -42,7 +42,7 @@ const ALL_ACCOUNT_FIELDS = officialNames(REQUESTABLE_ACCOUNT_FIELDS) as Business
 /** Without `fields`: every field of a post (the platform's default is item_id alone). */
 const ALL_VIDEO_FIELDS = officialNames(VIDEO_FIELDS) as VideoField[];
 
-export class InsightService implements ServiceImpl<typeof InsightServiceDesc> {
+export class InsightHandlers implements ServiceImpl<typeof InsightService> {
   constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream; events: EventRecorder; logger: Logger }) {}
 
   async getAccountInsights(req: GetAccountInsightsRequest, ctx: HandlerContext) {

@@ -17,7 +17,7 @@ import type {
   GetMediaDownloadRequest,
   ListConversationsRequest,
   ListMessagesRequest,
-  MessageService as MessageServiceDesc,
+  MessageService,
   SendMessageRequest,
   SortAutoMessagesRequest,
   UpdateAutoMessageRequest,
@@ -76,7 +76,7 @@ import * as official from '../upstream/vplat/messages';
 
 const ACCOUNT = (account: string) => required('account', account, 200);
 
-export class MessageService implements ServiceImpl<typeof MessageServiceDesc> {
+export class MessageHandlers implements ServiceImpl<typeof MessageService> {
   constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream; events: EventRecorder }) {}
 
   private through(ctx: HandlerContext, account: string, call: (token: string, seat: BoundSeat) => Promise<object>, table: Parameters<typeof passThrough>[3]) {

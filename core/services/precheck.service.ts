@@ -6,7 +6,7 @@
  */
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
-import type { GetPrecheckRequest, PrecheckService as PrecheckServiceDesc, SubmitPrecheckRequest } from '../../gen/vps/shop/v1/shop_pb';
+import type { GetPrecheckRequest, PrecheckService, SubmitPrecheckRequest } from '../../gen/vps/shop/v1/shop_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
 import * as prechecks from '../db/repositories/prechecks';
@@ -39,7 +39,7 @@ const WRONG_ID_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\d{6,}$/, 'looks like the shop\'s own task id (officialTaskId); pass the taskId of the pre-check response'],
 ];
 
-export class PrecheckService implements ServiceImpl<typeof PrecheckServiceDesc> {
+export class PrecheckHandlers implements ServiceImpl<typeof PrecheckService> {
   constructor(readonly deps: { db: Db; temporalClient: () => Promise<Client>; taskQueue: string; settings: PrecheckSettings }) {}
 
   async submitPrecheck(req: SubmitPrecheckRequest, ctx: HandlerContext) {

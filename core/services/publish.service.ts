@@ -13,7 +13,7 @@ import type {
   GetShopPublishStatusRequest,
   ListPublishRecordsRequest,
   PublishPhotoRequest,
-  PublishService as PublishServiceDesc,
+  PublishService,
   PublishShopVideoRequest,
   PublishVideoRequest,
   SearchLocationsRequest,
@@ -69,7 +69,7 @@ const WRONG_ID_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\d{6,}$/, 'looks like a post id (item_id); pass the shareId from the publish response'],
 ];
 
-export class PublishService implements ServiceImpl<typeof PublishServiceDesc> {
+export class PublishHandlers implements ServiceImpl<typeof PublishService> {
   constructor(
     readonly deps: {
       db: Db;

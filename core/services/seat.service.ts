@@ -1,11 +1,11 @@
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import type { SeatService as SeatServiceDesc } from '../../gen/vps/seat/v1/seat_pb';
+import type { SeatService } from '../../gen/vps/seat/v1/seat_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
 import { listSeatsOfCustomer } from '../db/repositories/seats';
-import { toSeat } from '../mappers/messages';
+import { toSeat } from '../mappers/accounts';
 
-export class SeatService implements ServiceImpl<typeof SeatServiceDesc> {
+export class SeatHandlers implements ServiceImpl<typeof SeatService> {
   constructor(private readonly deps: { db: Db }) {}
 
   async listSeats(_req: unknown, ctx: HandlerContext) {

@@ -11,7 +11,7 @@ import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type {
   QueryProductsRequest,
   SearchMusicRequest,
-  ShopCatalogService as ShopCatalogServiceDesc,
+  ShopCatalogService,
   UploadPhotoRequest,
 } from '../../gen/vps/shop/v1/shop_pb';
 import { customerOf } from '../context';
@@ -39,7 +39,7 @@ interface ProductPage {
 
 const flat = (official: object) => flattenOfficial(official as Record<string, unknown>) as JsonObject;
 
-export class ShopCatalogService implements ServiceImpl<typeof ShopCatalogServiceDesc> {
+export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogService> {
   private readonly products: TtlCache<ProductPage>;
 
   constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream; productCacheTtlMs: number }) {

@@ -15,7 +15,7 @@ import type {
   GetVideoRequest,
   ListVideosRequest,
   OpenMediaRequest,
-  VideoService as VideoServiceDesc,
+  VideoService,
 } from '../../gen/vps/video/v1/video_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
@@ -76,7 +76,7 @@ const MAX_SEATS_NAMED = 10;
 /** Where each upload takes its target fields, for the messages that ask for them. */
 const TARGET_FIELDS_GO = { multipart: 'as a field before the file part', remote: 'in the JSON body' } as const;
 
-export class VideoService implements ServiceImpl<typeof VideoServiceDesc> {
+export class VideoHandlers implements ServiceImpl<typeof VideoService> {
   constructor(
     readonly deps: {
       db: Db;

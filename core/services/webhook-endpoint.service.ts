@@ -8,7 +8,7 @@ import type {
   RecoverEndpointRequest,
   RotateSecretRequest,
   TestEndpointRequest,
-  WebhookEndpointService as WebhookEndpointServiceDesc,
+  WebhookEndpointService,
 } from '../../gen/vps/webhook/v1/webhook_pb';
 import { customerOf } from '../context';
 import type { Db } from '../db/client';
@@ -28,7 +28,7 @@ import type { EventRecorder } from '../events/recorder';
 import { ApiError, invalidField } from '../errors';
 import { isSubscriptionPattern, patternMatches, SERVICE_NAMESPACE, TEST_EVENT_TYPE } from '../events/event-types';
 import { toEventMessage } from '../events/present';
-import { toWebhookEndpoint } from '../mappers/messages';
+import { toWebhookEndpoint } from '../mappers/accounts';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
 import { toDelivery } from './event.service';
 
@@ -45,7 +45,7 @@ function signingKeyOf(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export class WebhookEndpointService implements ServiceImpl<typeof WebhookEndpointServiceDesc> {
+export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpointService> {
   constructor(
     private readonly deps: {
       db: Db;

@@ -1,5 +1,5 @@
 import type { Precheck } from '../../gen/vps/shop/v1/shop_pb';
-import { isoOrNull } from '../presenters';
+import { isoOrNull } from './shared';
 import type { PrecheckJson } from '../schemas/prechecks';
 
 const verdict = (v: string) => (v === 'passed' || v === 'failed' ? v : null);

@@ -1,5 +1,5 @@
 import type { PublishRecord } from '../../gen/vps/publish/v1/publish_pb';
-import { isoOrNull, trackName } from '../presenters';
+import { isoOrNull, trackName } from './shared';
 import type { PublishRecordJson, ShopPublishJson } from '../schemas/publishing';
 
 export function publishRecordJson(r: PublishRecord): PublishRecordJson {

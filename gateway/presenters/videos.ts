@@ -1,6 +1,6 @@
 /** Library records to the flat camelCase JSON of the HTTP API; absent values are null. */
 import type { Video } from '../../gen/vps/video/v1/video_pb';
-import { isoOrNull, trackName } from '../presenters';
+import { isoOrNull, trackName } from './shared';
 import type { VideoJson } from '../schemas/videos';
 
 const orNull = (s: string) => (s === '' ? null : s);

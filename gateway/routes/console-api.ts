@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiKey } from '../../gen/vps/admin/v1/admin_pb';
 import { ConsoleService, type ConsoleSession } from '../../gen/vps/console/v1/console_pb';
-import { isoOrNull } from '../presenters';
+import { isoOrNull } from '../presenters/shared';
 import { forwardedHeaders, forwardResponseHeaders, SESSION_COOKIE } from '../rpc-route';
 import { listOf, okEnvelope } from '../schemas/common';
 import {

@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConsoleSeatService } from '../../gen/vps/console/v1/console_seats_pb';
 import type { Seat } from '../../gen/vps/seat/v1/seat_pb';
 import { CONNECT_CALLBACK_PATH } from '../../core/services/console-seat.service';
-import { seatJson } from '../presenters';
+import { seatJson } from '../presenters/accounts';
 import { forwardedHeaders, forwardResponseHeaders } from '../rpc-route';
 import { okEnvelope } from '../schemas/common';
 import { SeatJson } from '../schemas/seats';

@@ -10,7 +10,7 @@ import { create } from '@bufbuild/protobuf';
 import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { FastifyInstance } from 'fastify';
-import { AuthService as AuthServiceDesc } from '../../gen/vps/auth/v1/auth_pb';
+import { AuthService } from '../../gen/vps/auth/v1/auth_pb';
 import { EventService, WatchEventsRequestSchema } from '../../gen/vps/event/v1/event_pb';
 import { customerOf, type CustomerPrincipal } from '../../core/context';
 import { generateApiKey } from '../../core/crypto/api-keys';
@@ -27,7 +27,7 @@ import { errorsInterceptor } from '../../core/interceptors/errors.interceptor';
 import { createLogger } from '../../core/logger';
 import type { CoreHandlers } from '../../core/router';
 import { startCoreServer } from '../../core/server';
-import { AuthService } from '../../core/services/auth.service';
+import { AuthHandlers } from '../../core/services/auth.service';
 import os from 'node:os';
 import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
@@ -347,7 +347,7 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const deps: WatchEventsDeps = { db: database.db, hub, heartbeatMs: 200 };
     const core: CoreHandlers = {
       routes: (router: ConnectRouter) => {
-        router.service(AuthServiceDesc, new AuthService());
+        router.service(AuthService, new AuthHandlers());
         router.service(EventService, {
           async *watchEvents(req, ctx) {
             open++;

@@ -5,10 +5,10 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { toWebhookEndpoint } from '../../core/mappers/messages';
+import { toWebhookEndpoint } from '../../core/mappers/accounts';
 import type { QueueFiguresRow } from '../../core/db/repositories/delivery-queue';
 import type { WebhookEndpointRow } from '../../core/db/repositories/webhook-endpoints';
-import { listedWebhookEndpointJson, webhookEndpointJson } from '../../gateway/presenters';
+import { listedWebhookEndpointJson, webhookEndpointJson } from '../../gateway/presenters/accounts';
 import { ListedWebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
 
 const row: WebhookEndpointRow = {

@@ -2,7 +2,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { FastifyRequest } from 'fastify';
 import { EventService, type Delivery } from '../../../gen/vps/event/v1/event_pb';
 import { bodyFromMessage } from '../../../core/events/present';
-import { isoOrNull } from '../../presenters';
+import { isoOrNull } from '../../presenters/shared';
 import { okEnvelope } from '../../schemas/common';
 import { EndpointIdParams } from '../../schemas/webhook-endpoints';
 import {

@@ -1,5 +1,5 @@
 import { SeatService } from '../../../gen/vps/seat/v1/seat_pb';
-import { seatJson } from '../../presenters';
+import { seatJson } from '../../presenters/accounts';
 import { listOf, okEnvelope } from '../../schemas/common';
 import { SeatJson } from '../../schemas/seats';
 import { defineRoute } from '../../rpc-route';

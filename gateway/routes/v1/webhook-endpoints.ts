@@ -1,5 +1,5 @@
 import { WebhookEndpointService } from '../../../gen/vps/webhook/v1/webhook_pb';
-import { listedWebhookEndpointJson, webhookEndpointJson } from '../../presenters';
+import { listedWebhookEndpointJson, webhookEndpointJson } from '../../presenters/accounts';
 import { listOf, okEnvelope } from '../../schemas/common';
 import {
   CreatedWebhookEndpointJson,

@@ -1,6 +1,6 @@
 /**
- * Database rows to protobuf messages, one function per message, used by every service that returns
- * them. Dates cross as google.protobuf.Timestamp.
+ * Account rows (customers, users, API keys, seats, webhook endpoints) to protobuf messages, one
+ * function per message, used by every service that returns them. Dates cross as Timestamp.
  */
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
