@@ -20,7 +20,6 @@ import { flattenOfficial } from '../core/upstream/mapping';
 import { getPrecheckResult, submitPrecheck as submitOfficialPrecheck } from '../core/upstream/shop/content';
 import type { PrecheckOutcome } from '../workflows/shared';
 import type { ActivityDeps } from './deps';
-import { asActivityFailure } from './upstream-failure';
 
 /** Where a pre-check stands after a step: still being checked by the shop, or ended. */
 export type PrecheckProgress = PrecheckOutcome | 'submitted' | 'processing';
@@ -74,7 +73,7 @@ export function createPrecheckActivities(deps: PrecheckActivityDeps) {
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;
         // Throttled, 5xx, expired token (refreshed meanwhile), no answer: the next try may pass.
-        if (err.retryable) throw asActivityFailure(err);
+        if (err.retryable) throw err;
         return progressOf(await refused(row, err));
       }
       return progressOf(await change(row, { officialTaskId: taskId, status: 'processing' }));
@@ -86,12 +85,7 @@ export function createPrecheckActivities(deps: PrecheckActivityDeps) {
       if (isTerminalPrecheck(row.status) || !row.officialTaskId) return progressOf(row);
       const token = await accessToken(row);
       if (!token) return progressOf(await serviceError(row, seatGoneReason(row)));
-      let task;
-      try {
-        task = (await getPrecheckResult(deps.upstream.shop, token, row.officialTaskId)).precheck_task;
-      } catch (err) {
-        throw asActivityFailure(err);
-      }
+      const task = (await getPrecheckResult(deps.upstream.shop, token, row.officialTaskId)).precheck_task;
       const violation = normalizeCheckStatus(task.violation_check_result?.status);
       const quality = normalizeCheckStatus(task.good_quality_check_result?.status);
       const issues = flattenIssues({

@@ -15,7 +15,6 @@ import { postVideo, type PostVideoBody } from '../core/upstream/shop/content';
 import { releaseFileFromPublish } from '../core/db/repositories/videos';
 import type { PublishEnd, PublishStep, SubmitResult } from '../workflows/shared';
 import type { Logger } from '../core/logger';
-import { asActivityFailure } from './upstream-failure';
 
 export function stepOf(row: PublishRecordRow): PublishStep {
   return { status: row.status, hasPostId: row.postId !== null };
@@ -76,7 +75,7 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
         if (err.retryable) {
           // The platform answered with a refusal, so nothing was created: the next try may send.
           await records.releaseSubmit(deps.db, row.id);
-          throw asActivityFailure(err);
+          throw err;
         }
         const failed = await applyChange(deps, row, { status: 'publish_failed', reason: err.message, reasonCategory: categoryOfFailureClass(err.failureClass) });
         // Refused outright, the post did not consume the shop's file id: a corrected post may use it.
@@ -93,7 +92,7 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
         return stepOf(await refreshFromPlatform(deps, row));
       } catch (err) {
         if (err instanceof SeatUnavailableError) return stepOf(await seatGone(row, err));
-        throw asActivityFailure(err);
+        throw err;
       }
     },
 
@@ -114,19 +113,14 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
       const since = (row.submitStartedAt ?? row.createdAt).getTime() - RECONCILE_SKEW_MS;
       const postInfo = (row.request.post_info ?? {}) as { caption?: string };
       const caption = postInfo.caption ?? '';
-      let found: string | undefined;
-      try {
-        const page = await listVideos(deps.upstream.vplat, accessToken, {
-          business_id: row.accountId,
-          fields: ['item_id', 'caption', 'create_time', 'media_type'],
-          max_count: 20,
-        });
-        found = page.videos.find(
-          (v) => Number(v.create_time ?? 0) * 1000 >= since && (v.caption ?? '') === caption && (v.media_type ?? 'VIDEO') === (row.kind === 'photo' ? 'PHOTO' : 'VIDEO'),
-        )?.item_id;
-      } catch (err) {
-        throw asActivityFailure(err);
-      }
+      const page = await listVideos(deps.upstream.vplat, accessToken, {
+        business_id: row.accountId,
+        fields: ['item_id', 'caption', 'create_time', 'media_type'],
+        max_count: 20,
+      });
+      const found = page.videos.find(
+        (v) => Number(v.create_time ?? 0) * 1000 >= since && (v.caption ?? '') === caption && (v.media_type ?? 'VIDEO') === (row.kind === 'photo' ? 'PHOTO' : 'VIDEO'),
+      )?.item_id;
       if (!found) return stepOf(row);
       const complete = await applyChange(deps, row, {
         status: 'publish_complete',

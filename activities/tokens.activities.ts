@@ -15,7 +15,6 @@ import type { Upstream } from '../core/upstream';
 import { refreshAccessToken as refreshShopToken } from '../core/upstream/shop/oauth';
 import { refreshAccessToken as refreshVplatToken } from '../core/upstream/vplat/oauth';
 import type { TokenRefreshStep } from '../workflows/shared';
-import { asActivityFailure } from './upstream-failure';
 
 export interface TokenActivityDeps {
   db: Db;
@@ -82,7 +81,7 @@ export function createTokenActivities(deps: TokenActivityDeps) {
           await recordAuthorizationRemoved(deps.events, seat, err);
           return { outcome: 'reauthorization_required' };
         }
-        throw asActivityFailure(err);
+        throw err;
       }
       const stored = await seatsRepo.replaceSeatCredentials(deps.db, seat.id, seat.accountId, {
         credentialsSealed: sealCredentials(deps.sealedBox, seat.id, {

@@ -21,7 +21,6 @@ import { openCredentials } from '../core/upstream/credentials';
 import { uploadVideoFile } from '../core/upstream/shop/content';
 import { videoFormat } from '../core/media/formats';
 import type { ErrorCode } from '../core/errors';
-import { asActivityFailure } from './upstream-failure';
 import { identityOf, rangeAnswer, rangeHeaders, resumeOf, type FetchHeartbeat } from './source-resume';
 import { startVideoLifetime } from '../core/temporal/client';
 import type { VideoExpiryRepairRound } from '../workflows/shared';
@@ -204,23 +203,18 @@ export function createVideoActivities(deps: ActivityDeps) {
       const seat = await findSeat(deps.db, row.seatId);
       if (!seat?.accountId || !seat.credentialsSealed) throw rejected(`seat ${row.seatId} is no longer bound to an account`);
       const { accessToken } = openCredentials(deps.sealedBox, seat.id, seat.credentialsSealed);
-      let fileId: string;
-      try {
-        const data = await uploadVideoFile(
-          deps.upstream.shop,
-          accessToken,
-          {
-            fileName: row.fileName ?? `${row.id}.${(row.container ?? 'mp4').toLowerCase()}`,
-            contentType: VIDEO_CONTENT_TYPES[row.container ?? ''] ?? 'application/octet-stream',
-            stream: await deps.media.open(row.storageKey),
-            ...(row.sizeBytes !== null ? { size: row.sizeBytes } : {}),
-          },
-          { totalMs: SHOP_UPLOAD_TIMEOUT_MS },
-        );
-        fileId = data.video_file.id;
-      } catch (err) {
-        throw asActivityFailure(err);
-      }
+      const data = await uploadVideoFile(
+        deps.upstream.shop,
+        accessToken,
+        {
+          fileName: row.fileName ?? `${row.id}.${(row.container ?? 'mp4').toLowerCase()}`,
+          contentType: VIDEO_CONTENT_TYPES[row.container ?? ''] ?? 'application/octet-stream',
+          stream: await deps.media.open(row.storageKey),
+          ...(row.sizeBytes !== null ? { size: row.sizeBytes } : {}),
+        },
+        { totalMs: SHOP_UPLOAD_TIMEOUT_MS },
+      );
+      const fileId = data.video_file.id;
       // Removed before the record says available, so a reader never finds both.
       await deps.media.remove(row.storageKey);
       const updated = await transitionVideo(deps.db, row.id, ['processing'], { status: 'available', fileId, storageKey: null });

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { classifyActivityFailures } from '../activities/failure-interceptor';
 import type { SealedBox } from '../core/crypto/sealed-box';
 import type { Database, Db } from '../core/db/client';
 import type { EventRecorder } from '../core/events/recorder';
@@ -131,6 +132,7 @@ export async function startWorker(opts: {
         metrics,
       }),
       sinks: outcomeSinks(metrics),
+      interceptors: { activity: [classifyActivityFailures] },
       // The default of 0 would cancel in-flight activities on every deploy.
       shutdownGraceTime: opts.shutdownGraceMs,
       ...(opts.stickyQueueTimeoutMs ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueTimeoutMs } : {}),
