@@ -48,8 +48,8 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
 
   await app.register(
     async (api) => {
-      api.post('/session', { schema: { summary: 'Sign in to the console', body: SignInBody, response: { 200: okEnvelope(ConsoleSessionJson) } } }, async (req, reply) => {
-        const body = req.body as SignInBody;
+      api.post<{ Body: SignInBody }>('/session', { schema: { summary: 'Sign in to the console', body: SignInBody, response: { 200: okEnvelope(ConsoleSessionJson) } } }, async (req, reply) => {
+        const body = req.body;
         const res = await transport.unary(m.signIn, undefined, undefined, forwardedHeaders(req), { email: body.email, password: body.password });
         void reply.header('set-cookie', sessionCookie(res.message.token, secure));
         return ok(sessionJson(res.message.session));
@@ -74,22 +74,22 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
         return ok({ items: res.message.apiKeys.map(apiKeyJson) });
       });
 
-      api.post(
+      api.post<{ Body: CreateConsoleApiKeyBody }>(
         '/keys',
         { schema: { summary: 'Create an API key; the key is returned once', body: CreateConsoleApiKeyBody, response: { 200: okEnvelope(CreatedConsoleApiKeyJson) } } },
         async (req, reply) => {
-          const body = req.body as CreateConsoleApiKeyBody;
+          const body = req.body;
           const res = await transport.unary(m.createApiKey, undefined, undefined, forwardedHeaders(req), { name: body.name });
           forwardResponseHeaders(res.header, reply);
           return ok({ ...apiKeyJson(res.message.apiKey), key: res.message.plaintext });
         },
       );
 
-      api.post(
+      api.post<{ Params: ConsoleApiKeyParams }>(
         '/keys/:id/revoke',
         { schema: { summary: 'Revoke an API key, effective on its next request', params: ConsoleApiKeyParams, response: { 200: okEnvelope(ConsoleApiKeyJson) } } },
         async (req, reply) => {
-          const { id } = req.params as ConsoleApiKeyParams;
+          const { id } = req.params;
           const res = await transport.unary(m.revokeApiKey, undefined, undefined, forwardedHeaders(req), { id });
           forwardResponseHeaders(res.header, reply);
           return ok(apiKeyJson(res.message.apiKey));

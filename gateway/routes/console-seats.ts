@@ -56,8 +56,8 @@ export async function registerConsoleSeats(app: FastifyInstance, opts: { transpo
   const { transport } = opts;
   const m = ConsoleSeatService.method;
 
-  app.get(CONNECT_CALLBACK_PATH, { schema: { hide: true, querystring: CallbackQuery } }, async (req, reply) => {
-    const q = req.query as CallbackQuery;
+  app.get<{ Querystring: CallbackQuery }>(CONNECT_CALLBACK_PATH, { schema: { hide: true, querystring: CallbackQuery } }, async (req, reply) => {
+    const q = req.query;
     const fragment = new URLSearchParams(
       q.code && q.state ? { connect_code: q.code, connect_state: q.state } : { connect_error: q.error || 'the platform returned neither a code nor an error' },
     );
@@ -67,33 +67,33 @@ export async function registerConsoleSeats(app: FastifyInstance, opts: { transpo
 
   await app.register(
     async (api) => {
-      api.post(
+      api.post<{ Params: SeatParams }>(
         '/seats/:id/connect',
         { schema: { summary: "Start connecting a platform account to one of the customer's seats", params: SeatParams, response: { 200: okEnvelope(Type.Object({ authorizeUrl: Type.String() })) } } },
         async (req, reply) => {
-          const { id } = req.params as SeatParams;
+          const { id } = req.params;
           const res = await transport.unary(m.startSeatConnect, undefined, undefined, forwardedHeaders(req), { seatId: id });
           forwardResponseHeaders(res.header, reply);
           return ok({ authorizeUrl: res.message.authorizeUrl });
         },
       );
 
-      api.post(
+      api.post<{ Body: CompleteBody }>(
         '/seats/oauth/complete',
         { schema: { summary: 'Finish a connect with what the platform returned; binds the account', body: CompleteBody, response: { 200: okEnvelope(SeatJson) } } },
         async (req, reply) => {
-          const body = req.body as CompleteBody;
+          const body = req.body;
           const res = await transport.unary(m.completeSeatConnect, undefined, undefined, forwardedHeaders(req), body);
           forwardResponseHeaders(res.header, reply);
           return seatData(res.message.seat);
         },
       );
 
-      api.post(
+      api.post<{ Params: SeatParams }>(
         '/seats/:id/unbind',
         { schema: { summary: "Unbind one of the customer's seats", params: SeatParams, response: { 200: okEnvelope(SeatJson) } } },
         async (req, reply) => {
-          const { id } = req.params as SeatParams;
+          const { id } = req.params;
           const res = await transport.unary(m.unbindSeat, undefined, undefined, forwardedHeaders(req), { seatId: id });
           forwardResponseHeaders(res.header, reply);
           return seatData(res.message.seat);

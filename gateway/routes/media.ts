@@ -16,7 +16,7 @@ import { MediaQuery, VideoIdParams } from '../schemas/videos';
 const notFound = () => new ApiError(1005, 'media URL invalid, expired, or the video is no longer available');
 
 export function registerMediaRoutes(app: FastifyInstance, opts: { transport: Transport; media: MediaStore }): void {
-  app.route({
+  app.route<{ Params: VideoIdParams; Querystring: MediaQuery }>({
     method: ['GET', 'HEAD'],
     url: `${MEDIA_PATH_PREFIX}:id`,
     attachValidation: true,
@@ -28,8 +28,8 @@ export function registerMediaRoutes(app: FastifyInstance, opts: { transport: Tra
     handler: async (req, reply) => {
       // A URL that is not one we signed is simply not found, whatever is wrong with it.
       if (req.validationError) throw notFound();
-      const { id } = req.params as { id: string };
-      const q = req.query as MediaQuery;
+      const { id } = req.params;
+      const q = req.query;
       const res = await opts.transport.unary(VideoService.method.openMedia, undefined, undefined, new Headers({ 'x-request-id': req.id }), {
         videoId: id,
         expires: BigInt(q.expires),

@@ -36,6 +36,6 @@ export function listOf<T extends TSchema>(item: T) {
 }
 
 /** OpenAPI's flag for the spec's deprecated routes, which Fastify's schema type does not name. */
-export function deprecated(schema: FastifySchema): FastifySchema {
-  return { ...schema, deprecated: true } as FastifySchema;
+export function deprecated<S extends FastifySchema>(schema: S): S & { deprecated: true } {
+  return { ...schema, deprecated: true };
 }

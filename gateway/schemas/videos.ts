@@ -107,6 +107,7 @@ export const ListVideosQuery = Type.Object(
 export type ListVideosQuery = Static<typeof ListVideosQuery>;
 
 export const VideoIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export type VideoIdParams = Static<typeof VideoIdParams>;
 
 export const MediaQuery = Type.Object(
   {

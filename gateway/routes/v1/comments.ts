@@ -29,7 +29,7 @@ export const commentRoutes: RpcRoute[] = [
     rpc: CommentService.method.listComments,
     schema: { querystring: CommentListQuery, response: { 200: okEnvelope(CommentPageJson) } },
     toRequest: (req) => {
-      const q = req.query as CommentListQuery;
+      const q = req.query;
       return { ...q, status: q.status ?? '', sortField: q.sortField ?? '', sortOrder: q.sortOrder ?? '', commentIds: q.commentIds ?? [] };
     },
     toData: data,
@@ -41,7 +41,7 @@ export const commentRoutes: RpcRoute[] = [
     rpc: CommentService.method.listCommentReplies,
     schema: { querystring: CommentReplyListQuery, response: { 200: okEnvelope(CommentPageJson) } },
     toRequest: (req) => {
-      const q = req.query as CommentReplyListQuery;
+      const q = req.query;
       return { ...q, status: q.status ?? '', sortField: q.sortField ?? '', sortOrder: q.sortOrder ?? '' };
     },
     toData: data,
@@ -52,7 +52,7 @@ export const commentRoutes: RpcRoute[] = [
     summary: 'Post a top-level comment as the account',
     rpc: CommentService.method.createComment,
     schema: { body: CommentCreateBody, response: { 200: okEnvelope(CommentCreatedJson) } },
-    toRequest: (req) => req.body as CommentCreateBody,
+    toRequest: (req) => req.body,
     toData: data,
   }),
   defineRoute({
@@ -61,7 +61,7 @@ export const commentRoutes: RpcRoute[] = [
     summary: 'Reply to a comment as the account',
     rpc: CommentService.method.createCommentReply,
     schema: { body: CommentReplyCreateBody, response: { 200: okEnvelope(CommentCreatedJson) } },
-    toRequest: (req) => req.body as CommentReplyCreateBody,
+    toRequest: (req) => req.body,
     toData: data,
   }),
   defineRoute({
@@ -70,7 +70,7 @@ export const commentRoutes: RpcRoute[] = [
     summary: 'Like (LIKE) or unlike (UNLIKE) a comment',
     rpc: CommentService.method.likeComment,
     schema: { body: CommentLikeBody, response: { 200: okEnvelope(EmptyJson) } },
-    toRequest: (req) => req.body as CommentLikeBody,
+    toRequest: (req) => req.body,
     toData: data,
   }),
   defineRoute({
@@ -79,7 +79,7 @@ export const commentRoutes: RpcRoute[] = [
     summary: 'Hide (HIDE) or restore (UNHIDE) a comment',
     rpc: CommentService.method.hideComment,
     schema: { body: CommentHideBody, response: { 200: okEnvelope(EmptyJson) } },
-    toRequest: (req) => req.body as CommentHideBody,
+    toRequest: (req) => req.body,
     toData: data,
   }),
   defineRoute({
@@ -88,7 +88,7 @@ export const commentRoutes: RpcRoute[] = [
     summary: 'Delete one of the account\'s own comments (others\' can only be hidden)',
     rpc: CommentService.method.deleteComment,
     schema: { body: CommentDeleteBody, response: { 200: okEnvelope(EmptyJson) } },
-    toRequest: (req) => req.body as CommentDeleteBody,
+    toRequest: (req) => req.body,
     toData: data,
   }),
 ];

@@ -71,7 +71,7 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
     for (const res of open.keys()) res.destroy();
   });
 
-  app.route({
+  app.route<{ Querystring: EventStreamQuery }>({
     method: 'GET',
     url: '/events/stream',
     // A HEAD would open a stream that never ends.
@@ -94,7 +94,7 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
         await authorizeCaller(transport, req, Access.READ);
         throw new ApiError(2001, invalid);
       }
-      const query = req.query as EventStreamQuery;
+      const query = req.query;
       const types = (query.types ?? [])
         .flatMap((t) => t.split(','))
         .map((t) => t.trim())

@@ -1,5 +1,4 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { FastifyRequest } from 'fastify';
 import { EventService, type Delivery } from '../../../gen/vps/event/v1/event_pb';
 import { bodyFromMessage } from '../../../core/events/present';
 import { isoOrNull } from '../../presenters/shared';
@@ -43,8 +42,8 @@ export function deliveryJson(d: Delivery): Static<typeof DeliveryJson> {
 /** `types` of a query: comma-separated patterns, as one list. */
 const patternList = (types: string | undefined) => (types ? types.split(',').map((t) => t.trim()).filter(Boolean) : []);
 
-const pageQuery = (req: FastifyRequest) => {
-  const q = req.query as ListDeliveriesQuery;
+const pageQuery = (req: { query: ListDeliveriesQuery }) => {
+  const q = req.query;
   return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '', types: patternList(q.types) };
 };
 
@@ -56,7 +55,7 @@ export const eventRoutes = [
     rpc: EventService.method.listEvents,
     schema: { querystring: ListEventsQuery, response: { 200: okEnvelope(EventPageJson) } },
     toRequest: (req) => {
-      const q = req.query as ListEventsQuery;
+      const q = req.query;
       return {
         cursor: q.cursor ?? '',
         limit: q.limit ?? 0,
@@ -74,7 +73,7 @@ export const eventRoutes = [
     summary: 'One event',
     rpc: EventService.method.getEvent,
     schema: { params: EventIdParams, response: { 200: okEnvelope(EventJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => bodyFromMessage(res.event!),
   }),
   defineRoute({
@@ -84,7 +83,7 @@ export const eventRoutes = [
     rpc: EventService.method.redeliverEvent,
     optionalBody: true,
     schema: { params: EventIdParams, body: RedeliverBody, response: { 200: okEnvelope(RedeliveriesJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id, endpointId: (req.body as RedeliverBody | undefined)?.endpointId ?? '' }),
+    toRequest: (req) => ({ id: req.params.id, endpointId: req.body?.endpointId ?? '' }),
     toData: (res) => ({ items: res.deliveries.map(deliveryJson) }),
   }),
   defineRoute({
@@ -93,7 +92,7 @@ export const eventRoutes = [
     summary: 'The delivery log of an event: every attempt with time, status code, duration and failure reason',
     rpc: EventService.method.listDeliveries,
     schema: { params: EventIdParams, querystring: ListDeliveriesQuery, response: { 200: okEnvelope(DeliveryPageJson) } },
-    toRequest: (req) => ({ eventId: (req.params as { id: string }).id, ...pageQuery(req) }),
+    toRequest: (req) => ({ eventId: req.params.id, ...pageQuery(req) }),
     toData: (res) => ({ items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null }),
   }),
   defineRoute({
@@ -111,7 +110,7 @@ export const eventRoutes = [
     summary: 'The delivery log of an endpoint, newest first',
     rpc: EventService.method.listDeliveries,
     schema: { params: EndpointIdParams, querystring: ListDeliveriesQuery, response: { 200: okEnvelope(DeliveryPageJson) } },
-    toRequest: (req) => ({ endpointId: (req.params as { id: string }).id, ...pageQuery(req) }),
+    toRequest: (req) => ({ endpointId: req.params.id, ...pageQuery(req) }),
     toData: (res) => ({ items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null }),
   }),
 ];

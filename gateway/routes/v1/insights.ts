@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { InsightService } from '../../../gen/vps/engagement/v1/insight_pb';
 import { deprecated, okEnvelope } from '../../schemas/common';
 import {
@@ -30,8 +29,8 @@ export const insightRoutes: RpcRoute[] = [
     summary: 'Account overview; the daily series (metrics) only with startDate and endDate',
     rpc: InsightService.method.getAccountInsights,
     schema: { querystring: AccountInsightsQuery, response: { 200: okEnvelope(AccountInsightsJson) } },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as AccountInsightsQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { account: q.account, fields: commaList(q.fields), startDate: q.startDate ?? '', endDate: q.endDate ?? '' };
     },
     toData: (res) => res.data ?? {},
@@ -42,8 +41,8 @@ export const insightRoutes: RpcRoute[] = [
     summary: 'The account\'s posts with their metrics, newest first; filter videoIds=<postId>,…; for a shop track account, its shop videos by title, from and to',
     rpc: InsightService.method.listVideoInsights,
     schema: { querystring: VideoInsightsQuery, ...videoListSchema },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as VideoInsightsQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return {
         channel: 'v1.3',
         account: q.account,
@@ -64,8 +63,8 @@ export const insightRoutes: RpcRoute[] = [
     summary: 'Deprecated (removal in 1.6.x): use GET /v1/vplat/v1.3/business/video/list?account=…&videoIds=<postId>',
     rpc: InsightService.method.listVideoInsights,
     schema: deprecated({ querystring: LegacyPostStatsQuery, ...videoListSchema }),
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as LegacyPostStatsQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { channel: 'legacy', account: q.account ?? '', videoIds: [q.itemId] };
     },
     toData: (res) => res.data ?? {},
@@ -76,8 +75,8 @@ export const insightRoutes: RpcRoute[] = [
     summary: 'Industry benchmark of one of the official 25 categories',
     rpc: InsightService.method.getBenchmark,
     schema: { querystring: BenchmarkQuery, response: { 200: okEnvelope(BenchmarkJson) } },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as BenchmarkQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { account: q.account, category: q.category };
     },
     toData: (res) => res.data ?? {},
@@ -88,7 +87,7 @@ export const insightRoutes: RpcRoute[] = [
     summary: 'Privacy levels and longest video the account may publish: a check before publishing',
     rpc: InsightService.method.getVideoSettings,
     schema: { querystring: AccountQuery, response: { 200: okEnvelope(VideoSettingsJson) } },
-    toRequest: (req: FastifyRequest) => ({ account: (req.query as AccountQuery).account }),
+    toRequest: (req) => ({ account: req.query.account }),
     toData: (res) => res.data ?? {},
   }),
 ];

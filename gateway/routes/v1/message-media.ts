@@ -40,7 +40,7 @@ export async function registerMessageMediaRoute(app: FastifyInstance, opts: { tr
 }
 
 function registerMediaContentRoute(app: FastifyInstance, transport: Transport): void {
-  app.route({
+  app.route<{ Querystring: MediaDownloadBody }>({
     method: 'GET',
     url: `${MESSAGE}/media/content`,
     schema: {
@@ -56,7 +56,7 @@ function registerMediaContentRoute(app: FastifyInstance, transport: Transport): 
         await authorizeCaller(transport, req, Access.READ);
         throw new ApiError(2001, invalid);
       }
-      const q = req.query as MediaDownloadBody;
+      const q = req.query;
       const call = new AbortController();
       reply.raw.once('close', () => call.abort());
       const res = await transport.stream(MessageService.method.fetchMedia, call.signal, undefined, forwardedHeaders(req), single({ ...q }));

@@ -36,7 +36,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.listConversations,
     schema: { querystring: ConversationListQuery, ...flat },
     toRequest: (req) => {
-      const q = req.query as ConversationListQuery;
+      const q = req.query;
       return { account: q.account, conversationType: q.conversationType, limit: q.limit, cursor: q.cursor === undefined ? undefined : BigInt(q.cursor) };
     },
     toData: dataOf,
@@ -48,7 +48,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.listMessages,
     schema: { querystring: MessageListQuery, ...flat },
     toRequest: (req) => {
-      const q = req.query as MessageListQuery;
+      const q = req.query;
       return { account: q.account, conversationId: q.conversationId };
     },
     toData: dataOf,
@@ -60,7 +60,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.sendMessage,
     schema: { body: SendMessageBody, ...flat },
     toRequest: (req) => {
-      const b = req.body as SendMessageBody;
+      const b = req.body;
       return {
         account: b.account,
         conversationId: b.conversationId,
@@ -83,7 +83,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.getMediaDownload,
     schema: { body: MediaDownloadBody, response: { 200: okEnvelope(MediaDownloadJson) } },
     toRequest: (req) => {
-      const b = req.body as MediaDownloadBody;
+      const b = req.body;
       return { account: b.account, conversationId: b.conversationId, messageId: b.messageId, mediaId: b.mediaId, mediaType: b.mediaType };
     },
     toData: dataOf,
@@ -95,7 +95,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.getCapabilities,
     schema: { querystring: CapabilitiesQuery, ...flat },
     toRequest: (req) => {
-      const q = req.query as CapabilitiesQuery;
+      const q = req.query;
       return { account: q.account, capabilityTypes: q.capabilityTypes ?? [], conversationId: q.conversationId, conversationType: q.conversationType };
     },
     toData: dataOf,
@@ -107,7 +107,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.getAutoMessages,
     schema: { body: AutoMessageGetBody, ...flat },
     toRequest: (req) => {
-      const b = req.body as AutoMessageGetBody;
+      const b = req.body;
       return { account: b.account, autoMessageType: b.autoMessageType, autoMessageId: b.autoMessageId };
     },
     toData: dataOf,
@@ -118,7 +118,7 @@ export const messageRoutes: RpcRoute[] = [
     summary: 'Create a welcome message, suggested question or chat prompt (reviewed before use): autoMessageId',
     rpc: MessageService.method.createAutoMessage,
     schema: { body: AutoMessageCreateBody, ...flat },
-    toRequest: (req) => req.body as AutoMessageCreateBody,
+    toRequest: (req) => req.body,
     toData: dataOf,
   }),
   defineRoute({
@@ -127,7 +127,7 @@ export const messageRoutes: RpcRoute[] = [
     summary: 'Change an automatic message (not while it is in review)',
     rpc: MessageService.method.updateAutoMessage,
     schema: { body: AutoMessageUpdateBody, ...flat },
-    toRequest: (req) => req.body as AutoMessageUpdateBody,
+    toRequest: (req) => req.body,
     toData: dataOf,
   }),
   defineRoute({
@@ -136,7 +136,7 @@ export const messageRoutes: RpcRoute[] = [
     summary: 'Delete a suggested question or chat prompt (a welcome message is turned off instead)',
     rpc: MessageService.method.deleteAutoMessage,
     schema: { body: AutoMessageDeleteBody, ...flat },
-    toRequest: (req) => req.body as AutoMessageDeleteBody,
+    toRequest: (req) => req.body,
     toData: dataOf,
   }),
   defineRoute({
@@ -146,7 +146,7 @@ export const messageRoutes: RpcRoute[] = [
     rpc: MessageService.method.sortAutoMessages,
     schema: { body: AutoMessageSortBody, ...flat },
     toRequest: (req) => {
-      const b = req.body as AutoMessageSortBody;
+      const b = req.body;
       return { account: b.account, autoMessageType: b.autoMessageType ?? 'CHAT_PROMPT', autoMessageIds: b.autoMessageIds };
     },
     toData: dataOf,
@@ -157,7 +157,7 @@ export const messageRoutes: RpcRoute[] = [
     summary: 'Turn every automatic message of a type on (ENABLE) or off (DISABLE)',
     rpc: MessageService.method.updateAutoMessageStatus,
     schema: { body: AutoMessageStatusBody, ...flat },
-    toRequest: (req) => req.body as AutoMessageStatusBody,
+    toRequest: (req) => req.body,
     toData: dataOf,
   }),
 ];

@@ -13,7 +13,7 @@ export const precheckRoutes: RpcRoute[] = [
     rpc: PrecheckService.method.submitPrecheck,
     schema: { body: SubmitPrecheckBody, response: { 200: okEnvelope(PrecheckJson) } },
     toRequest: (req) => {
-      const b = req.body as SubmitPrecheckBody;
+      const b = req.body;
       return { accountId: b.accountId, fileId: b.fileId, productId: b.productId, productTitle: b.productTitle };
     },
     toData: (res) => precheckJson(res.precheck!),
@@ -24,7 +24,7 @@ export const precheckRoutes: RpcRoute[] = [
     summary: 'One pre-check: status, the violation and quality dimensions (passed or failed) and the shop\'s issues',
     rpc: PrecheckService.method.getPrecheck,
     schema: { params: PrecheckIdParams, response: { 200: okEnvelope(PrecheckJson) } },
-    toRequest: (req) => ({ id: (req.params as PrecheckIdParams).taskId }),
+    toRequest: (req) => ({ id: req.params.taskId }),
     toData: (res) => precheckJson(res.precheck!),
   }),
 ];

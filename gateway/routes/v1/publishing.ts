@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { PublishService, type GetPublishStatusResponse, type GetShopPublishStatusResponse, type PublishVideoRequestSchema } from '../../../gen/vps/publish/v1/publish_pb';
 import { publishRecordJson, shopPublishJson } from '../../presenters/publishing';
@@ -74,7 +73,7 @@ export const publishingRoutes = [
     rpc: PublishService.method.publishVideo,
     schema: { body: VideoPublishBody, response: { 200: okEnvelope(PublishRecordJson) } },
     toRequest: (req) => {
-      const { account, ...post } = req.body as VideoPublishBody;
+      const { account, ...post } = req.body;
       return videoPostRequest(post, account, 'v1.3');
     },
     toData: (res) => publishRecordJson(res.record!),
@@ -86,7 +85,7 @@ export const publishingRoutes = [
     rpc: PublishService.method.publishVideo,
     schema: deprecated({ body: LegacyVideoPublishBody, response: { 200: okEnvelope(PublishRecordJson) } }),
     toRequest: (req) => {
-      const { accountId, ...post } = req.body as LegacyVideoPublishBody;
+      const { accountId, ...post } = req.body;
       return videoPostRequest(post, accountId, 'legacy');
     },
     toData: (res) => publishRecordJson(res.record!),
@@ -98,7 +97,7 @@ export const publishingRoutes = [
     rpc: PublishService.method.publishPhoto,
     schema: { body: PhotoPublishBody, response: { 200: okEnvelope(PublishRecordJson) } },
     toRequest: (req) => {
-      const b = req.body as PhotoPublishBody;
+      const b = req.body;
       return {
         account: b.account,
         photoUrls: b.photoUrls,
@@ -124,8 +123,8 @@ export const publishingRoutes = [
     summary: 'Publish status: refreshes and returns your record of the share id, or looks it up officially (then account is required)',
     rpc: PublishService.method.getPublishStatus,
     schema: { querystring: PublishStatusQuery, ...statusSchema },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as PublishStatusQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { publishId: q.publishId, account: q.account ?? '' };
     },
     toData: statusData,
@@ -136,8 +135,8 @@ export const publishingRoutes = [
     summary: 'Deprecated (removal in 1.6.x): use GET /v1/vplat/v1.3/business/publish/status?publishId=<shareId>',
     rpc: PublishService.method.getPublishStatus,
     schema: deprecated({ querystring: LegacyPublishStatusQuery, ...statusSchema }),
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as LegacyPublishStatusQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { publishId: q.shareId, account: q.account ?? '' };
     },
     toData: statusData,
@@ -148,8 +147,8 @@ export const publishingRoutes = [
     summary: 'Publish records, newest first: a snapshot, not refreshed by listing',
     rpc: PublishService.method.listPublishRecords,
     schema: { querystring: ListRecordsQuery, response: { 200: okEnvelope(RecordPageJson) } },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as ListRecordsQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '', seatId: q.seatId ?? '', fileId: q.fileId ?? '' };
     },
     toData: (res) => ({ items: res.records.map(publishRecordJson), nextCursor: res.nextCursor || null }),
@@ -161,7 +160,7 @@ export const publishingRoutes = [
     rpc: PublishService.method.publishShopVideo,
     schema: { body: ShopPublishBody, response: { 200: okEnvelope(ShopPublishJson) } },
     toRequest: (req) => {
-      const b = req.body as ShopPublishBody;
+      const b = req.body;
       return {
         fileId: b.fileId,
         accountId: b.accountId,
@@ -182,8 +181,8 @@ export const publishingRoutes = [
     summary: 'Shop publish status: refreshes your record of the official video id, or looks it up (then accountId is required)',
     rpc: PublishService.method.getShopPublishStatus,
     schema: { querystring: ShopPublishStatusQuery, ...statusSchema },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as ShopPublishStatusQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { videoId: q.videoId, accountId: q.accountId ?? '' };
     },
     toData: statusData,
@@ -194,8 +193,8 @@ export const publishingRoutes = [
     summary: 'Hashtag suggestions for a keyword, an aid for writing captions',
     rpc: PublishService.method.suggestHashtags,
     schema: { querystring: HashtagQuery, response: { 200: okEnvelope(PassThroughJson) } },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as HashtagQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { account: q.account, keyword: q.keyword, language: q.language ?? '' };
     },
     toData: (res) => res.data ?? {},
@@ -206,8 +205,8 @@ export const publishingRoutes = [
     summary: 'Location tags matching a search, for posts',
     rpc: PublishService.method.searchLocations,
     schema: { querystring: LocationQuery, response: { 200: okEnvelope(PassThroughJson) } },
-    toRequest: (req: FastifyRequest) => {
-      const q = req.query as LocationQuery;
+    toRequest: (req) => {
+      const q = req.query;
       return { account: q.account, searchQuery: q.searchQuery };
     },
     toData: (res) => res.data ?? {},

@@ -24,7 +24,7 @@ export const shopCatalogRoutes: RpcRoute[] = [
     rpc: ShopCatalogService.method.queryProducts,
     schema: { body: ProductQueryBody, response: { 200: okEnvelope(ProductPageJson) } },
     toRequest: (req) => {
-      const b = req.body as ProductQueryBody;
+      const b = req.body;
       return {
         accountId: b.accountId,
         keyword: b.keyword ?? '',
@@ -50,7 +50,7 @@ export const shopCatalogRoutes: RpcRoute[] = [
     rpc: ShopCatalogService.method.searchMusic,
     schema: { body: MusicSearchBody, response: { 200: okEnvelope(MusicPageJson) } },
     toRequest: (req) => {
-      const b = req.body as MusicSearchBody;
+      const b = req.body;
       return { accountId: b.accountId, keyword: b.keyword, pageSize: b.pageSize ?? 0, cursor: b.cursor ?? '', region: b.region ?? '', language: b.language ?? '' };
     },
     toData: (res) => ({ items: res.music, nextCursor: res.nextCursor || null }),

@@ -31,7 +31,7 @@ export const videoRoutes = [
     rpc: VideoService.method.listVideos,
     schema: { querystring: ListVideosQuery, response: { 200: okEnvelope(VideoPageJson) } },
     toRequest: (req) => {
-      const q = req.query as ListVideosQuery;
+      const q = req.query;
       return { cursor: q.cursor ?? '', limit: q.limit ?? 0, status: q.status ?? '', seatId: q.seatId ?? '' };
     },
     toData: (res) => ({ items: res.videos.map(videoJson), nextCursor: res.nextCursor || null }),
@@ -42,7 +42,7 @@ export const videoRoutes = [
     summary: 'One video library record',
     rpc: VideoService.method.getVideo,
     schema: { params: VideoIdParams, response: { 200: okEnvelope(VideoJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => videoJson(res.video!),
   }),
   defineRoute({
@@ -51,7 +51,7 @@ export const videoRoutes = [
     summary: 'Soft-delete a video: expired at once, its file removed, the record kept',
     rpc: VideoService.method.deleteVideo,
     schema: { params: VideoIdParams, response: { 200: okEnvelope(VideoJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => videoJson(res.video!),
   }),
 ];
@@ -87,7 +87,8 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
         headerPairs: 20,
       },
     });
-    scope.route({
+    // The JSON body is typed for the remote path; a multipart body is parsed part by part instead.
+    scope.route<{ Body: RemoteUploadBody | null | undefined }>({
       method: 'POST',
       url: '/videos',
       config: { access: Access.WRITE },
@@ -103,11 +104,11 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
   });
 }
 
-async function remoteUpload(req: FastifyRequest, reply: FastifyReply, transport: Transport) {
-  if (req.body === undefined || req.body === null) await refuseInput(transport, req, 'body: send JSON with sourceUrl, or multipart/form-data with a file', 'body');
+async function remoteUpload(req: FastifyRequest<{ Body: RemoteUploadBody | null | undefined }>, reply: FastifyReply, transport: Transport) {
+  const body = req.body;
+  if (body === undefined || body === null) return refuseInput(transport, req, 'body: send JSON with sourceUrl, or multipart/form-data with a file', 'body');
   const invalid = req.validationError?.message ?? nulField(req);
   if (invalid) await refuseInput(transport, req, invalid, invalid.split(':')[0] ?? 'body');
-  const body = req.body as RemoteUploadBody;
   const res = await transport.unary(VideoService.method.createRemoteUpload, undefined, undefined, forwardedHeaders(req), {
     sourceUrl: body.sourceUrl,
     seatId: body.seatId ?? '',

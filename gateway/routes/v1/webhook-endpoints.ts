@@ -26,7 +26,7 @@ export const webhookEndpointRoutes = [
     rpc: WebhookEndpointService.method.createEndpoint,
     schema: { body: CreateWebhookEndpointBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
     toRequest: (req) => {
-      const body = req.body as CreateWebhookEndpointBody;
+      const body = req.body;
       return { url: body.url, eventTypes: body.eventTypes };
     },
     toData: (res) => ({ ...webhookEndpointJson(res.endpoint!), secret: res.secret }),
@@ -47,7 +47,7 @@ export const webhookEndpointRoutes = [
     rpc: WebhookEndpointService.method.rotateSecret,
     optionalBody: true,
     schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => ({ ...webhookEndpointJson(res.endpoint!), secret: res.secret }),
   }),
   defineRoute({
@@ -57,7 +57,7 @@ export const webhookEndpointRoutes = [
     rpc: WebhookEndpointService.method.enableEndpoint,
     optionalBody: true,
     schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(WebhookEndpointJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => webhookEndpointJson(res.endpoint!),
   }),
   defineRoute({
@@ -66,7 +66,7 @@ export const webhookEndpointRoutes = [
     summary: 'Redeliver every event since a time that never reached the endpoint (at most 1000 per call)',
     rpc: WebhookEndpointService.method.recoverEndpoint,
     schema: { params: EndpointIdParams, body: RecoverEndpointBody, response: { 200: okEnvelope(RecoveredJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id, since: timestampFromDate(new Date((req.body as RecoverEndpointBody).since)) }),
+    toRequest: (req) => ({ id: req.params.id, since: timestampFromDate(new Date(req.body.since)) }),
     toData: (res) => ({ redelivered: res.redelivered, truncated: res.truncated }),
   }),
   defineRoute({
@@ -76,7 +76,7 @@ export const webhookEndpointRoutes = [
     rpc: WebhookEndpointService.method.testEndpoint,
     optionalBody: true,
     schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(TestEventJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => ({ event: bodyFromMessage(res.event!), delivery: deliveryJson(res.delivery!) }),
   }),
   defineRoute({
@@ -85,7 +85,7 @@ export const webhookEndpointRoutes = [
     summary: 'Delete a webhook endpoint',
     rpc: WebhookEndpointService.method.deleteEndpoint,
     schema: { params: EndpointIdParams, response: { 200: okEnvelope(DeletedEndpointJson) } },
-    toRequest: (req) => ({ id: (req.params as { id: string }).id }),
+    toRequest: (req) => ({ id: req.params.id }),
     toData: (res) => ({ id: res.id, deleted: true as const }),
   }),
 ];
