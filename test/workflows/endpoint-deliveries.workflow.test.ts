@@ -5,8 +5,7 @@
  * history grows large. Real Temporal dev server, a worker per test; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
 import { ENDPOINT_DELIVERIES_QUERY, ENDPOINT_DELIVERIES_WAKE_SIGNAL, type DrainResult, type EndpointDeliveriesInput, type QueueFigures } from '../../workflows/shared';
 
 const figures = (over: Partial<QueueFigures> = {}): QueueFigures => ({
@@ -28,29 +27,27 @@ describe('endpointDeliveriesWorkflow', () => {
     await env?.close();
   });
 
-  /** Runs the workflow with `drain` as its activity until `during` and the workflow end; returns its result, the drains' times and its id. */
-  async function run(drain: (n: number) => Promise<DrainResult>, input: Partial<EndpointDeliveriesInput> = {}, during?: (workflowId: string) => Promise<void>) {
-    const taskQueue = `queue-wf-${randomUUID()}`;
+  /** Runs the workflow with `drain` as its activity until `during` and the workflow end, and replays its history (saved as `saveAs` when recording); returns its result, the drains' times and its id. */
+  async function run(drain: (n: number) => Promise<DrainResult>, input: Partial<EndpointDeliveriesInput> = {}, during?: (workflowId: string) => Promise<void>, saveAs?: string) {
     const workflowId = `endpoint-deliveries-test-${randomUUID()}`;
     const drains: number[] = [];
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: env.bundle,
-      activities: { drainEndpointQueue: async () => (drains.push(Date.now()), drain(drains.length)) },
-    });
+    const { worker, taskQueue } = await createTestWorker(env, 'queue-wf', { drainEndpointQueue: async () => (drains.push(Date.now()), drain(drains.length)) });
     const result = await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('endpointDeliveriesWorkflow', { taskQueue, workflowId, args: [{ endpointId: 'we_test', customerId: 'cus_test', ...input }] });
       await during?.(workflowId);
       return handle.result() as Promise<string>;
     });
-    await Worker.runReplayHistory({ workflowBundle: env.bundle }, await env.client.workflow.getHandle(workflowId).fetchHistory());
+    await checkHistory(env, workflowId, { saveAs });
     return { result, drains, workflowId };
   }
 
   it('sleeps until its next row is due, drains then, and ends when its endpoint is gone', async () => {
-    const { result, drains } = await run(async (n) =>
-      n === 1 ? { attempted: 1, closed: false, figures: figures({ backlog: 1, nextDueAt: new Date(Date.now() + 1_500).toISOString() }) } : { attempted: 1, closed: true, figures: figures() },
+    const { result, drains } = await run(
+      async (n) =>
+        n === 1 ? { attempted: 1, closed: false, figures: figures({ backlog: 1, nextDueAt: new Date(Date.now() + 1_500).toISOString() }) } : { attempted: 1, closed: true, figures: figures() },
+      {},
+      undefined,
+      'endpoint-deliveries-closed',
     );
     expect(result).toBe('closed');
     expect(drains).toHaveLength(2);
@@ -73,6 +70,7 @@ describe('endpointDeliveriesWorkflow', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect(await handle.query(ENDPOINT_DELIVERIES_QUERY)).toMatchObject({ backlog: 7 });
       },
+      'endpoint-deliveries-woken-then-idle',
     );
     expect(result).toBe('idle');
     expect(drains).toHaveLength(2);

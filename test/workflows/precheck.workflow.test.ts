@@ -2,12 +2,11 @@
  * The pre-check workflow's paths that the emulator does not readily produce: a result that never
  * comes within the poll budget, a dimension that failed before the budget ran out, polls that
  * fail, and a submit that keeps failing. Real Temporal dev server, a worker per test, stub
- * activities that record their calls.
+ * activities that record their calls; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
 import type { PrecheckProgress } from '../../activities/precheck.activities';
 import type { PrecheckInput, PrecheckOutcome } from '../../workflows/shared';
 
@@ -26,10 +25,9 @@ describe('precheckWorkflow', () => {
     await env?.close();
   });
 
-  /** Runs one pre-check workflow against the stubs; returns its outcome and the reasons it ended with. */
-  async function run(stubs: Partial<Stubs>, input: Partial<PrecheckInput> = {}) {
+  /** Runs one pre-check workflow against the stubs and replays its history (saved as `saveAs` when recording); returns its outcome and the reasons it ended with. */
+  async function run(stubs: Partial<Stubs>, input: Partial<PrecheckInput> = {}, saveAs?: string) {
     const ends: string[] = [];
-    const taskQueue = `precheck-wf-${randomUUID()}`;
     const activities: Stubs = {
       submitPrecheckTask: async () => 'processing',
       pollPrecheckResult: async () => 'processing',
@@ -39,14 +37,16 @@ describe('precheckWorkflow', () => {
       },
       ...stubs,
     };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: env.bundle, activities });
+    const { worker, taskQueue } = await createTestWorker(env, 'precheck-wf', activities);
+    const workflowId = `precheck-test-${randomUUID()}`;
     const outcome = await worker.runUntil(
       env.client.workflow.execute('precheckWorkflow', {
         taskQueue,
-        workflowId: `precheck-test-${randomUUID()}`,
+        workflowId,
         args: [{ precheckId: 'pre_test', pollIntervalMs: 10, pollAttempts: 3, ...input }],
       }) as Promise<PrecheckOutcome>,
     );
+    await checkHistory(env, workflowId, { saveAs });
     return { outcome, ends };
   }
 
@@ -60,7 +60,7 @@ describe('precheckWorkflow', () => {
 
   it('stops polling at the first verdict', async () => {
     let polls = 0;
-    const { outcome, ends } = await run({ pollPrecheckResult: async () => (++polls === 2 ? 'failed' : 'processing') });
+    const { outcome, ends } = await run({ pollPrecheckResult: async () => (++polls === 2 ? 'failed' : 'processing') }, {}, 'precheck-first-verdict');
     expect(outcome).toBe('failed');
     expect(polls).toBe(2);
     expect(ends).toEqual([]);
@@ -93,7 +93,7 @@ describe('precheckWorkflow', () => {
         throw ApplicationFailure.retryable('System error.', 'upstream.transient');
       },
       pollPrecheckResult: async () => (polls++, 'processing'),
-    });
+    }, {}, 'precheck-submit-failed');
     expect(outcome).toBe('service_error');
     expect([submits, polls]).toEqual([3, 0]);
     expect(ends).toEqual([expect.stringMatching(/^the shop kept failing the submit: System error\./)]);

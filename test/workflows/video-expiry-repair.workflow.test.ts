@@ -5,8 +5,7 @@
  * Temporal dev server, a worker per test, stub activities; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
 import {
   VIDEO_EXPIRY_REPAIR_SETTINGS_SIGNAL,
   type VideoExpiryRepairInput,
@@ -25,21 +24,13 @@ describe('videoExpiryRepairWorkflow', () => {
     await env?.close();
   });
 
-  const replay = async (workflowId: string) => Worker.runReplayHistory({ workflowBundle: env.bundle }, await env.client.workflow.getHandle(workflowId).fetchHistory());
-
   it('runs a round every interval, and the next one at once while a round leaves more', async () => {
-    const taskQueue = `repair-wf-${randomUUID()}`;
     const workflowId = `video-expiry-repair-test-${randomUUID()}`;
     const rounds: number[] = [];
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: env.bundle,
-      activities: {
-        repairVideoLifetimes: async (): Promise<VideoExpiryRepairRound> => {
-          rounds.push(Date.now());
-          return { confirmed: 100, failed: 0, more: rounds.length < 3 };
-        },
+    const { worker, taskQueue } = await createTestWorker(env, 'repair-wf', {
+      repairVideoLifetimes: async (): Promise<VideoExpiryRepairRound> => {
+        rounds.push(Date.now());
+        return { confirmed: 100, failed: 0, more: rounds.length < 3 };
       },
     });
     await worker.runUntil(async () => {
@@ -51,22 +42,16 @@ describe('videoExpiryRepairWorkflow', () => {
     // Rounds 2 and 3 follow at once; round 4 waits the interval after the third left nothing more.
     expect(rounds[2]! - rounds[0]!).toBeLessThan(1_000);
     expect(rounds[3]! - rounds[2]!).toBeGreaterThanOrEqual(1_000);
-    await replay(workflowId);
+    await checkHistory(env, workflowId);
   });
 
   it('takes the settings a starting worker signals from the next round on', async () => {
-    const taskQueue = `repair-wf-${randomUUID()}`;
     const workflowId = `video-expiry-repair-test-${randomUUID()}`;
     const graces: number[] = [];
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: env.bundle,
-      activities: {
-        repairVideoLifetimes: async ({ graceMs }: { graceMs: number }): Promise<VideoExpiryRepairRound> => {
-          graces.push(graceMs);
-          return { confirmed: 0, failed: 0, more: false };
-        },
+    const { worker, taskQueue } = await createTestWorker(env, 'repair-wf', {
+      repairVideoLifetimes: async ({ graceMs }: { graceMs: number }): Promise<VideoExpiryRepairRound> => {
+        graces.push(graceMs);
+        return { confirmed: 0, failed: 0, more: false };
       },
     });
     await worker.runUntil(async () => {
@@ -83,7 +68,8 @@ describe('videoExpiryRepairWorkflow', () => {
     });
     expect(graces[0]).toBe(1);
     expect(graces.at(-1)).toBe(2);
-    await replay(workflowId);
+    // Terminated, as a repair only ever ends: its rounds, the settings signal and its timers.
+    await checkHistory(env, workflowId, { saveAs: 'video-expiry-repair-new-settings' });
   });
 });
 
@@ -97,18 +83,12 @@ describe('videoUploadWorkflow meeting the expiry repair', () => {
   });
 
   it('ends available when the repair started the lifetime first, and one lifetime runs', async () => {
-    const taskQueue = `upload-wf-${randomUUID()}`;
     const videoId = `vid_test_${randomUUID()}`;
     const expiresAtMs = Date.now() + 60_000;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: env.bundle,
-      activities: {
-        prepareVideoUpload: async () => ({ track: 'video', needsFetch: false, active: true }),
-        makeVideoAvailable: async () => ({ expiresAtMs }),
-        expireVideoFile: async () => undefined,
-      },
+    const { worker, taskQueue } = await createTestWorker(env, 'upload-wf', {
+      prepareVideoUpload: async () => ({ track: 'video', needsFetch: false, active: true }),
+      makeVideoAvailable: async () => ({ expiresAtMs }),
+      expireVideoFile: async () => undefined,
     });
     const { result, lifetimeRunId, runningRunId } = await worker.runUntil(async () => {
       // The repair's start, as core/temporal/video-lifetime.ts makes it.
@@ -122,6 +102,6 @@ describe('videoUploadWorkflow meeting the expiry repair', () => {
     });
     expect(result).toEqual({ status: 'available' });
     expect(runningRunId).toBe(lifetimeRunId);
-    await Worker.runReplayHistory({ workflowBundle: env.bundle }, await env.client.workflow.getHandle(`upload-${videoId}`).fetchHistory());
+    await checkHistory(env, `upload-${videoId}`, { saveAs: 'video-upload-lifetime-already-started' });
   });
 });
