@@ -25,7 +25,8 @@ module.exports = {
     {
       name: 'core-stays-below',
       severity: 'error',
-      comment: 'core is the rules of the service: it never reaches up into the emulator, the activities, the worker, the CLI or the gateway.',
+      comment:
+        'core is the rules of the service: it never reaches up into the emulator, the activities, the worker, the CLI or the gateway.',
       from: { path: '^core/' },
       to: { path: '^(sandbox|activities|worker|cli|gateway|console|sdk|bench|drills|test)/' },
     },
@@ -44,28 +45,30 @@ module.exports = {
     {
       name: 'workflows-types-only-from-activities',
       severity: 'error',
-      comment: 'Beyond workflows/, a workflow may name only the activities\' types.',
+      comment: "Beyond workflows/, a workflow may name only the activities' types.",
       from: { path: '^workflows/' },
       to: { path: OURS, pathNot: ['^workflows/', '^activities/'] },
     },
     {
       name: 'workflow-code-only-in-the-worker',
       severity: 'error',
-      comment: 'Workflow code runs in the worker\'s bundle only; everyone else starts workflows by the inputs, outputs and ids of workflows/shared.ts and workflows/workflow-ids.ts.',
+      comment:
+        "Workflow code runs in the worker's bundle only; everyone else starts workflows by the inputs, outputs and ids of workflows/shared.ts and workflows/workflow-ids.ts.",
       from: { path: '^(core|activities|gateway|sandbox|cli|sdk)/' },
       to: { path: '^workflows/', pathNot: '^workflows/(shared|workflow-ids)\\.ts$' },
     },
     {
       name: 'gateway-goes-through-core',
       severity: 'error',
-      comment: 'The gateway shapes HTTP; every rule, every row and every upstream call is core\'s, reached through its Connect services.',
+      comment: "The gateway shapes HTTP; every rule, every row and every upstream call is core's, reached through its Connect services.",
       from: { path: '^gateway/' },
       to: { path: '^(core/db|core/upstream|activities|workflows|worker|sandbox)/' },
     },
     {
       name: 'activities-stay-below-the-edges',
       severity: 'error',
-      comment: 'Activities are side effects on core\'s behalf: they never reach the gateway, the CLI, the worker that hosts them or the emulator.',
+      comment:
+        "Activities are side effects on core's behalf: they never reach the gateway, the CLI, the worker that hosts them or the emulator.",
       from: { path: '^activities/' },
       to: { path: '^(gateway|cli|worker|sandbox|console|sdk)/' },
     },
@@ -96,7 +99,11 @@ module.exports = {
     exclude: { path: '^(node_modules|test-artifacts|console/dist|gen/.*_pb\\.d\\.ts$)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.cjs', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.cjs', '.mjs', '.json'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

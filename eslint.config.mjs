@@ -2,7 +2,30 @@
 // crash a process) and, under workflows/, any import that could do I/O and break determinism.
 import tseslint from 'typescript-eslint';
 
-const IO_MODULES = ['node:*', 'fs', 'fs/*', 'http', 'https', 'net', 'dns', 'child_process', 'crypto', 'os', 'path', 'postgres', 'drizzle-orm', 'drizzle-orm/*', 'undici', 'fastify', '@connectrpc/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@electric-sql/pglite', 'pino'];
+const IO_MODULES = [
+  'node:*',
+  'fs',
+  'fs/*',
+  'http',
+  'https',
+  'net',
+  'dns',
+  'child_process',
+  'crypto',
+  'os',
+  'path',
+  'postgres',
+  'drizzle-orm',
+  'drizzle-orm/*',
+  'undici',
+  'fastify',
+  '@connectrpc/*',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@electric-sql/pglite',
+  'pino',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'gen/', '.data/', 'dist/', 'console/dist/', 'coverage/', 'bin/', 'test-artifacts/'] },

@@ -9,7 +9,15 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../core/db/client';
 import { Batcher } from '../core/db/batcher';
-import { adoptLegacyDelivery, claimDueDeliveriesOf, queueFigures, recordOutcomes, type AttemptOutcome, type ClaimedDelivery, type ClaimRequest } from '../core/db/repositories/delivery-queue';
+import {
+  adoptLegacyDelivery,
+  claimDueDeliveriesOf,
+  queueFigures,
+  recordOutcomes,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type ClaimRequest,
+} from '../core/db/repositories/delivery-queue';
 import { findDelivery } from '../core/db/repositories/events';
 import { disableEndpoint, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { EventRecorder } from '../core/events/recorder';
@@ -126,7 +134,12 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         `${deps.workerIdentity}/${ctx.info.workflowExecution?.runId ?? ''}/${ctx.info.activityId}/${ctx.info.attempt}`,
       );
       const closed = await drain.run();
-      return { attempted: drain.attempted, closed, ...(drain.noticeLeft ? { noticeLeft: true } : {}), figures: await figuresOf(input.endpointId) };
+      return {
+        attempted: drain.attempted,
+        closed,
+        ...(drain.noticeLeft ? { noticeLeft: true } : {}),
+        figures: await figuresOf(input.endpointId),
+      };
     },
 
     /**

@@ -6,7 +6,13 @@
  */
 import type { Context } from '@temporalio/activity';
 import type { Db } from '../core/db/client';
-import { cancelPendingDeliveries, nextDueAt, type AttemptOutcome, type ClaimedDelivery, type ClaimRequest } from '../core/db/repositories/delivery-queue';
+import {
+  cancelPendingDeliveries,
+  nextDueAt,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type ClaimRequest,
+} from '../core/db/repositories/delivery-queue';
 import { findEndpoint, markEndpointFailing, markEndpointHealthy, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { DeliveryAttemptOutcome, Metrics } from '../core/observability/metrics';
 import type { DeliveryDispatcher, LocalDrain } from '../core/temporal/delivery-dispatcher';
@@ -234,7 +240,7 @@ export class EndpointDrain {
    * for (a receiver hanging until its timeout, the linger), a silent drain would be taken for dead.
    */
   private async waitBeating(ms: number): Promise<boolean> {
-    for (const until = Date.now() + ms; ; ) {
+    for (const until = Date.now() + ms; ;) {
       if (await this.local.wait(Math.min(HEARTBEAT_EVERY_MS, until - Date.now()))) return true;
       this.beat();
       if (Date.now() >= until) return false;

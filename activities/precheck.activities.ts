@@ -7,13 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import * as prechecks from '../core/db/repositories/prechecks';
 import type { PrecheckChange, PrecheckRow } from '../core/db/repositories/prechecks';
 import { findSeat } from '../core/db/repositories/seats';
-import {
-  flattenIssues,
-  isTerminalPrecheck,
-  normalizeCheckStatus,
-  precheckStatusOf,
-  verdictReason,
-} from '../core/publishing/prechecks';
+import { flattenIssues, isTerminalPrecheck, normalizeCheckStatus, precheckStatusOf, verdictReason } from '../core/publishing/prechecks';
 import { openCredentials } from '../core/upstream/credentials';
 import { UpstreamError } from '../core/upstream/failures';
 import { flattenOfficial } from '../core/upstream/mapping';
@@ -50,7 +44,8 @@ export function createPrecheckActivities(deps: PrecheckActivityDeps) {
     if (!seat?.credentialsSealed || seat.accountId !== row.accountId) return undefined;
     return openCredentials(deps.sealedBox, seat.id, seat.credentialsSealed).accessToken;
   };
-  const seatGoneReason = (row: PrecheckRow) => `seat ${row.seatId} no longer holds account ${row.accountId}; connect the account again, then submit the pre-check again`;
+  const seatGoneReason = (row: PrecheckRow) =>
+    `seat ${row.seatId} no longer holds account ${row.accountId}; connect the account again, then submit the pre-check again`;
 
   return {
     /**
@@ -93,7 +88,11 @@ export function createPrecheckActivities(deps: PrecheckActivityDeps) {
         quality: (task.good_quality_check_result?.issues ?? []).map((i) => flattenOfficial(i as Record<string, unknown>)),
       });
       const status = precheckStatusOf(violation, quality);
-      const unchanged = status === row.status && violation === row.violation && quality === row.quality && JSON.stringify(issues) === JSON.stringify(row.issues);
+      const unchanged =
+        status === row.status &&
+        violation === row.violation &&
+        quality === row.quality &&
+        JSON.stringify(issues) === JSON.stringify(row.issues);
       if (unchanged) return progressOf(row);
       return progressOf(await change(row, { status, violation, quality, issues, reason: verdictReason(violation, quality) }));
     },
@@ -108,7 +107,9 @@ export function createPrecheckActivities(deps: PrecheckActivityDeps) {
       const violation = row.violation as 'passed' | 'failed' | null;
       const quality = row.quality as 'passed' | 'failed' | null;
       if (violation === 'failed' || quality === 'failed') {
-        return progressOf(await change(row, { status: 'failed', reason: `${verdictReason(violation, quality)}; the other check gave no result in time` }));
+        return progressOf(
+          await change(row, { status: 'failed', reason: `${verdictReason(violation, quality)}; the other check gave no result in time` }),
+        );
       }
       return progressOf(await serviceError(row, input.reason));
     },
@@ -132,7 +133,10 @@ export function createPrecheckActivities(deps: PrecheckActivityDeps) {
       });
     }
     if (err.failureClass === 'quota') {
-      return serviceError(row, `the shop's own daily pre-check quota for ${row.accountId} is used up${code}: ${err.message}; it resets at the next UTC midnight, and this pre-check does not count against your quota`);
+      return serviceError(
+        row,
+        `the shop's own daily pre-check quota for ${row.accountId} is used up${code}: ${err.message}; it resets at the next UTC midnight, and this pre-check does not count against your quota`,
+      );
     }
     return serviceError(row, `the shop refused the pre-check${code}: ${err.message}`);
   }

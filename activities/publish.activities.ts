@@ -6,7 +6,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import * as records from '../core/db/repositories/publish-records';
 import type { PublishRecordRow } from '../core/db/repositories/publish-records';
-import { applyChange, recordAccessToken, refreshFromPlatform, SeatUnavailableError, type PublishRecordDeps } from '../core/publishing/records';
+import {
+  applyChange,
+  recordAccessToken,
+  refreshFromPlatform,
+  SeatUnavailableError,
+  type PublishRecordDeps,
+} from '../core/publishing/records';
 import { categoryOfFailureClass, isTerminal } from '../core/publishing/status';
 import { UpstreamError } from '../core/upstream/failures';
 import { listVideos } from '../core/upstream/vplat/insights';
@@ -33,7 +39,11 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
 
   /** The seat cannot act for the record's account any more: the publish ends here, with the reason. */
   const seatGone = (row: PublishRecordRow, err: SeatUnavailableError) =>
-    applyChange(deps, row, { status: 'publish_failed', reason: `${err.message}; connect the account again, then publish again`, reasonCategory: 'needs_reauthorization' });
+    applyChange(deps, row, {
+      status: 'publish_failed',
+      reason: `${err.message}; connect the account again, then publish again`,
+      reasonCategory: 'needs_reauthorization',
+    });
 
   /** The one official call that creates the post; its handle is the record's shareId. */
   const sendOnce = async (row: PublishRecordRow, accessToken: string): Promise<string> => {
@@ -77,7 +87,11 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
           await records.releaseSubmit(deps.db, row.id);
           throw err;
         }
-        const failed = await applyChange(deps, row, { status: 'publish_failed', reason: err.message, reasonCategory: categoryOfFailureClass(err.failureClass) });
+        const failed = await applyChange(deps, row, {
+          status: 'publish_failed',
+          reason: err.message,
+          reasonCategory: categoryOfFailureClass(err.failureClass),
+        });
         // Refused outright, the post did not consume the shop's file id: a corrected post may use it.
         await releaseFile(row);
         return { step: stepOf(failed), outcomeUnknown: false };
@@ -119,13 +133,16 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
         max_count: 20,
       });
       const found = page.videos.find(
-        (v) => Number(v.create_time ?? 0) * 1000 >= since && (v.caption ?? '') === caption && (v.media_type ?? 'VIDEO') === (row.kind === 'photo' ? 'PHOTO' : 'VIDEO'),
+        (v) =>
+          Number(v.create_time ?? 0) * 1000 >= since &&
+          (v.caption ?? '') === caption &&
+          (v.media_type ?? 'VIDEO') === (row.kind === 'photo' ? 'PHOTO' : 'VIDEO'),
       )?.item_id;
       if (!found) return stepOf(row);
       const complete = await applyChange(deps, row, {
         status: 'publish_complete',
         postId: found,
-        reason: 'confirmed from the account\'s posts; the platform gave no share id',
+        reason: "confirmed from the account's posts; the platform gave no share id",
         reasonCategory: null,
       });
       return stepOf(complete);

@@ -35,7 +35,11 @@ export function resumeOf(details: unknown): FetchHeartbeat['resume'] {
   if (point.parts !== undefined && !Number.isSafeInteger(point.parts)) return undefined;
   const source = resume.source ?? {};
   return {
-    point: { offset: point.offset, ...(point.uploadId ? { uploadId: point.uploadId } : {}), ...(point.parts ? { parts: point.parts } : {}) },
+    point: {
+      offset: point.offset,
+      ...(point.uploadId ? { uploadId: point.uploadId } : {}),
+      ...(point.parts ? { parts: point.parts } : {}),
+    },
     source: {
       ...(typeof source.etag === 'string' ? { etag: source.etag } : {}),
       ...(typeof source.lastModified === 'string' ? { lastModified: source.lastModified } : {}),
@@ -71,20 +75,40 @@ export type RangeAnswer =
   | { resumes: false; reason: string; whole: boolean };
 
 /** The meaning of a 200, 206 or 416 answer to `rangeHeaders(offset, source)`; undefined for any other status. */
-export function rangeAnswer(statusCode: number, headers: IncomingHttpHeaders, offset: number, source: SourceIdentity): RangeAnswer | undefined {
+export function rangeAnswer(
+  statusCode: number,
+  headers: IncomingHttpHeaders,
+  offset: number,
+  source: SourceIdentity,
+): RangeAnswer | undefined {
   if (statusCode === 200) {
     const etag = header(headers, 'etag');
     const lastModified = header(headers, 'last-modified');
-    const changed = (source.etag !== undefined && etag !== undefined && etag !== source.etag) || (source.etag === undefined && source.lastModified !== undefined && lastModified !== undefined && lastModified !== source.lastModified);
-    return { resumes: false, whole: true, reason: changed ? 'the source file changed since the interrupted attempt' : 'the source does not support range requests' };
+    const changed =
+      (source.etag !== undefined && etag !== undefined && etag !== source.etag) ||
+      (source.etag === undefined &&
+        source.lastModified !== undefined &&
+        lastModified !== undefined &&
+        lastModified !== source.lastModified);
+    return {
+      resumes: false,
+      whole: true,
+      reason: changed ? 'the source file changed since the interrupted attempt' : 'the source does not support range requests',
+    };
   }
   if (statusCode === 416) return { resumes: false, whole: false, reason: 'the source file is now shorter than the part already stored' };
   if (statusCode !== 206) return undefined;
   const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(headers, 'content-range') ?? '');
-  if (!range || Number(range[1]) !== offset) return { resumes: false, whole: false, reason: `the source answered another range (${header(headers, 'content-range') ?? 'none'}) than bytes ${offset}-` };
+  if (!range || Number(range[1]) !== offset)
+    return {
+      resumes: false,
+      whole: false,
+      reason: `the source answered another range (${header(headers, 'content-range') ?? 'none'}) than bytes ${offset}-`,
+    };
   const etag = header(headers, 'etag');
   // A source that honours Range but not If-Range sends a range of whatever file it has now.
-  if (source.etag !== undefined && etag !== undefined && etag !== source.etag) return { resumes: false, whole: false, reason: 'the source file changed since the interrupted attempt' };
+  if (source.etag !== undefined && etag !== undefined && etag !== source.etag)
+    return { resumes: false, whole: false, reason: 'the source file changed since the interrupted attempt' };
   const length = range[3] === '*' ? undefined : Number(range[3]);
   if (length !== undefined && source.length !== undefined && length !== source.length) {
     return { resumes: false, whole: false, reason: `the source file's length changed from ${source.length} to ${length} bytes` };

@@ -76,7 +76,10 @@ export function createTokenActivities(deps: TokenActivityDeps) {
         refreshed = await refreshUpstream(seat.track, credentials.refreshToken);
       } catch (err) {
         if (err instanceof UpstreamError && err.failureClass === 'auth') {
-          deps.logger.warn({ seatId: seat.id, officialCode: err.failure.officialCode }, 'refresh token refused: the seat needs re-authorization');
+          deps.logger.warn(
+            { seatId: seat.id, officialCode: err.failure.officialCode },
+            'refresh token refused: the seat needs re-authorization',
+          );
           await seatsRepo.markReauthorizationRequired(deps.db, seat.id, seat.accountId);
           await recordAuthorizationRemoved(deps.events, seat, err);
           return { outcome: 'reauthorization_required' };

@@ -12,7 +12,15 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ActivityDeps } from './deps';
 import { findSeat } from '../core/db/repositories/seats';
-import { clearStorageKey, expireVideo, findVideo, markLifetimeStarted, overdueVideos, transitionVideo, videosWithoutLifetime } from '../core/db/repositories/videos';
+import {
+  clearStorageKey,
+  expireVideo,
+  findVideo,
+  markLifetimeStarted,
+  overdueVideos,
+  transitionVideo,
+  videosWithoutLifetime,
+} from '../core/db/repositories/videos';
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
 import { MediaStoreUnavailableError, MediaTooLargeError } from '../core/media/storage';
 import { probeStoredVideo } from '../core/media/probe';
@@ -43,13 +51,19 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const REPAIR_BATCH = 100;
 
 /** The caller's source is at fault: 2001, as any refused input. */
-const rejected = (reason: string) => ApplicationFailure.create({ message: reason, type: VIDEO_REJECTED, nonRetryable: true, details: [{ code: 2001 satisfies ErrorCode }] });
+const rejected = (reason: string) =>
+  ApplicationFailure.create({ message: reason, type: VIDEO_REJECTED, nonRetryable: true, details: [{ code: 2001 satisfies ErrorCode }] });
 /**
  * The source is in trouble, not the request: answered like an official API in trouble (the
  * source is the upstream of this call), 3002 when it did not deliver in time, 3001 otherwise.
  */
 const unavailable = (reason: string, code: 3001 | 3002 = 3001) =>
-  ApplicationFailure.create({ message: reason, type: VIDEO_SOURCE_UNAVAILABLE, nonRetryable: false, details: [{ code: code satisfies ErrorCode }] });
+  ApplicationFailure.create({
+    message: reason,
+    type: VIDEO_SOURCE_UNAVAILABLE,
+    nonRetryable: false,
+    details: [{ code: code satisfies ErrorCode }],
+  });
 
 export function createVideoActivities(deps: ActivityDeps) {
   // One agent per worker. Unless insecure sources are allowed (local development), every
@@ -58,14 +72,26 @@ export function createVideoActivities(deps: ActivityDeps) {
   const agent = new Agent({ connect: { lookup: contactableLookup(deps.allowInsecureSourceUrls) } });
 
   /** The response of the URL after following redirects by hand, each hop checked again; `headers` go to every hop. */
-  async function follow(url: string, signal: AbortSignal, timeoutMs: number, headers: Record<string, string> = {}): Promise<Dispatcher.ResponseData> {
+  async function follow(
+    url: string,
+    signal: AbortSignal,
+    timeoutMs: number,
+    headers: Record<string, string> = {},
+  ): Promise<Dispatcher.ResponseData> {
     let current = url;
     for (let hop = 0; ; hop++) {
       const refusal = await refuseUnsafeUrl(current, { allowInsecure: deps.allowInsecureSourceUrls });
       if (refusal) throw rejected(`sourceUrl ${hop === 0 ? '' : 'redirect '}refused: ${refusal}`);
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(current, { method: 'GET', dispatcher: agent, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, headers: { 'user-agent': 'vps-media-fetch/1', ...headers } });
+        res = await request(current, {
+          method: 'GET',
+          dispatcher: agent,
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          headers: { 'user-agent': 'vps-media-fetch/1', ...headers },
+        });
       } catch (err) {
         throw networkFailure(err);
       }
@@ -116,7 +142,8 @@ export function createVideoActivities(deps: ActivityDeps) {
         } catch (err) {
           throw networkFailure(err, signal);
         }
-        if (writing.lostResume) log.warn({ offset: previous?.point.offset, reason: writing.lostResume }, `${writing.lostResume}; the fetch starts over`);
+        if (writing.lostResume)
+          log.warn({ offset: previous?.point.offset, reason: writing.lostResume }, `${writing.lostResume}; the fetch starts over`);
         const startOver = () => {
           writing.restart();
           progress.bytes = 0;
@@ -237,7 +264,11 @@ export function createVideoActivities(deps: ActivityDeps) {
     async failVideoUpload(input: { videoId: string; reason: string }): Promise<void> {
       // The record first: when the failure is the store's own outage, the bytes cannot go until it
       // is back (this activity is retried until then), and the caller must not wait for that.
-      await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], { status: 'failed', failureReason: input.reason, storageKey: null });
+      await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], {
+        status: 'failed',
+        failureReason: input.reason,
+        storageKey: null,
+      });
       // What a fetch stored for its next attempt too: there is none now.
       await deps.media.discardResumable(storageKeyOf(input.videoId));
       await deps.media.remove(storageKeyOf(input.videoId));
@@ -269,7 +300,8 @@ export function createVideoActivities(deps: ActivityDeps) {
         await markLifetimeStarted(deps.db, row.id);
         confirmed += 1;
       }
-      if (confirmed + failed > 0) deps.logger.info({ missing: missing.length, overdue: overdue.length, confirmed, failed }, 'video expiry repair round');
+      if (confirmed + failed > 0)
+        deps.logger.info({ missing: missing.length, overdue: overdue.length, confirmed, failed }, 'video expiry repair round');
       // A full batch of records without a lifetime means more wait; overdue ones whose lifetime
       // runs but is stuck would come back every round, so they never make the repair hurry.
       return { confirmed, failed, more: missing.length === REPAIR_BATCH && failed === 0 };
@@ -291,7 +323,12 @@ function networkFailure(err: unknown, signal?: AbortSignal): unknown {
   if (err instanceof ApplicationFailure) return err;
   // Our store, not the source: the record must not blame the caller's URL for it.
   if (err instanceof MediaStoreUnavailableError) {
-    return ApplicationFailure.create({ message: err.message, type: MEDIA_STORE_UNAVAILABLE, nonRetryable: false, details: [{ code: 5000 satisfies ErrorCode }] });
+    return ApplicationFailure.create({
+      message: err.message,
+      type: MEDIA_STORE_UNAVAILABLE,
+      nonRetryable: false,
+      details: [{ code: 5000 satisfies ErrorCode }],
+    });
   }
   const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
   if (code === 'EADDRNOTPUBLIC') return rejected(`sourceUrl refused: ${(err as Error).message}`);

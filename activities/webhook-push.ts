@@ -23,7 +23,12 @@ export interface PushResult {
   succeeded: boolean;
 }
 
-export type WebhookPush = (push: { endpoint: WebhookEndpointRow; event: EventRow; deliveryId: string; timeoutMs: number }) => Promise<PushResult>;
+export type WebhookPush = (push: {
+  endpoint: WebhookEndpointRow;
+  event: EventRow;
+  deliveryId: string;
+  timeoutMs: number;
+}) => Promise<PushResult>;
 
 /** `allowInsecure`: local development and tests only, http and loopback addresses may receive pushes. */
 export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush {
@@ -37,7 +42,8 @@ export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush
     try {
       // Connecting to an IP literal asks no lookup: checked here, for endpoints registered under an older policy.
       const host = new URL(endpoint.url).hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && !isContactable(host, opts.allowInsecure)) throw Object.assign(new Error(`address ${host} is not one the service may contact`), { code: 'EADDRNOTPUBLIC' });
+      if (isIP(host) && !isContactable(host, opts.allowInsecure))
+        throw Object.assign(new Error(`address ${host} is not one the service may contact`), { code: 'EADDRNOTPUBLIC' });
       const response = await request(endpoint.url, {
         method: 'POST',
         dispatcher: agent,

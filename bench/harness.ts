@@ -152,7 +152,11 @@ export async function startBenchStack(opts: {
     closers.push({ what: 'the media folder', close: async () => rmSync(mediaDir, { recursive: true, force: true }) });
 
     const taskQueue = `bench-${opts.name}`;
-    const events = new EventRecorder({ db: opened.db, temporalClient: async () => temporal.client, delivery: { taskQueue, ...opts.delivery } });
+    const events = new EventRecorder({
+      db: opened.db,
+      temporalClient: async () => temporal.client,
+      delivery: { taskQueue, ...opts.delivery },
+    });
     const hub = new EventHub({ listen: opened.listen, logger });
     closers.push({ what: 'the event hub', close: () => hub.close() });
     const sealedBox = new SealedBox(randomBytes(32));
@@ -259,9 +263,10 @@ export async function readEventStream(
   signal.addEventListener('abort', () => call.abort(), { once: true });
   // Only the wait for the response head is bounded: the stream itself lasts until the stack closes.
   const opening = setTimeout(() => call.abort(new Error('the event stream did not open within 10 s')), 10_000);
-  const res = await fetch(`${gateway}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${apiKey}` }, signal: call.signal }).finally(() =>
-    clearTimeout(opening),
-  );
+  const res = await fetch(`${gateway}/v1/events/stream${query}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+    signal: call.signal,
+  }).finally(() => clearTimeout(opening));
   if (!res.ok || !res.body) throw new Error(`SSE stream refused: HTTP ${res.status}`);
   const body = res.body as unknown as AsyncIterable<Uint8Array>;
   void (async () => {

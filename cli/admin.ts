@@ -57,7 +57,9 @@ export function adminCommand(): Command {
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       if (err.code === Code.Unavailable && !err.metadata.has('vps-code')) {
-        process.stderr.write(`${JSON.stringify({ error: 'network', message: `cannot reach core at ${cfg.coreUrl}: ${err.rawMessage}` })}\n`);
+        process.stderr.write(
+          `${JSON.stringify({ error: 'network', message: `cannot reach core at ${cfg.coreUrl}: ${err.rawMessage}` })}\n`,
+        );
         process.exitCode = EXIT.network;
         return;
       }
@@ -84,7 +86,13 @@ export function adminCommand(): Command {
     .option('--plan-expires-at <iso>', 'end of the plan; a past time expires it now', isoDate)
     .option('--no-plan-expiry', 'make the plan never expire')
     .action((id: string, o) =>
-      call(m.updateCustomer, { id, name: o.name, seatQuota: o.seatQuota, planExpiresAt: o.planExpiresAt, clearPlanExpiry: o.planExpiry === false }),
+      call(m.updateCustomer, {
+        id,
+        name: o.name,
+        seatQuota: o.seatQuota,
+        planExpiresAt: o.planExpiresAt,
+        clearPlanExpiry: o.planExpiry === false,
+      }),
     );
 
   const users = admin.command('users').description('users of a customer');
@@ -94,7 +102,10 @@ export function adminCommand(): Command {
     .requiredOption('--email <email>', 'unique e-mail address')
     .option('--name <name>', 'display name', '')
     .action((o) => call(m.createUser, { customerId: o.customer, email: o.email, name: o.name }));
-  users.command('list').requiredOption('--customer <id>', 'customer id').action((o) => call(m.listUsers, { customerId: o.customer }));
+  users
+    .command('list')
+    .requiredOption('--customer <id>', 'customer id')
+    .action((o) => call(m.listUsers, { customerId: o.customer }));
   users.command('disable <id>').action((id: string) => call(m.setUserDisabled, { userId: id, disabled: true }));
   users.command('enable <id>').action((id: string) => call(m.setUserDisabled, { userId: id, disabled: false }));
   users
@@ -102,7 +113,8 @@ export function adminCommand(): Command {
     .description('set the console password, read as one line from stdin (never a flag: flags end up in shell history and ps)')
     .action(async (id: string) => {
       const password = await readLineFromStdin('console password (one line): ');
-      if (password === undefined) throw new UsageError('set-password: no password on stdin; pipe it in, e.g. vps admin users set-password <id> < password-file');
+      if (password === undefined)
+        throw new UsageError('set-password: no password on stdin; pipe it in, e.g. vps admin users set-password <id> < password-file');
       await call(m.setUserPassword, { userId: id, password });
     });
 
@@ -115,7 +127,7 @@ export function adminCommand(): Command {
   keys
     .command('list')
     .requiredOption('--customer <id>', 'customer id')
-    .option('--user <id>', 'only this user\'s keys', '')
+    .option('--user <id>', "only this user's keys", '')
     .action((o) => call(m.listApiKeys, { customerId: o.customer, userId: o.user }));
   keys.command('revoke <id>').action((id: string) => call(m.revokeApiKey, { id }));
 
@@ -126,13 +138,16 @@ export function adminCommand(): Command {
     .requiredOption('--track <track>', 'video or shop', track)
     .option('--name <name>', 'display name', '')
     .action((o) => call(m.createSeat, { customerId: o.customer, track: o.track, name: o.name }));
-  seats.command('list').requiredOption('--customer <id>', 'customer id').action((o) => call(m.listSeats, { customerId: o.customer }));
+  seats
+    .command('list')
+    .requiredOption('--customer <id>', 'customer id')
+    .action((o) => call(m.listSeats, { customerId: o.customer }));
   seats
     .command('bind <seatId>')
     .requiredOption('--account-id <id>', 'businessId (video track) or creatorUserOpenId (shop track)')
-    .requiredOption('--access-token <token>', 'the account\'s upstream access token')
-    .option('--refresh-token <token>', 'the account\'s upstream refresh token', '')
-    .option('--username <name>', 'the account\'s username', '')
+    .requiredOption('--access-token <token>', "the account's upstream access token")
+    .option('--refresh-token <token>', "the account's upstream refresh token", '')
+    .option('--username <name>', "the account's username", '')
     .option('--access-token-expires-at <iso>', 'when the access token expires', isoDate)
     .option('--refresh-token-expires-at <iso>', 'when the refresh token expires', isoDate)
     .action((seatId: string, o) =>

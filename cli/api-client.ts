@@ -51,7 +51,13 @@ export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = proces
   if (!apiKey) throw new UsageError('no API key: pass --api-key or set VPS_API_KEY');
   const fromFile = readDataFile(env, BASE_URL_FILE);
   const [baseUrl, baseUrlFrom]: [string, ApiTarget['baseUrlFrom']] =
-    flags.baseUrl !== undefined ? [flags.baseUrl, 'flag'] : env.VPS_BASE_URL ? [env.VPS_BASE_URL, 'env'] : fromFile ? [fromFile, 'file'] : [DEFAULT_BASE_URL, 'default'];
+    flags.baseUrl !== undefined
+      ? [flags.baseUrl, 'flag']
+      : env.VPS_BASE_URL
+        ? [env.VPS_BASE_URL, 'env']
+        : fromFile
+          ? [fromFile, 'file']
+          : [DEFAULT_BASE_URL, 'default'];
   const baseUrlFile = dataFile(env, BASE_URL_FILE);
   try {
     const url = new URL(baseUrl);
@@ -69,7 +75,7 @@ function describeSource(from: ApiTarget['baseUrlFrom'], file: string): string {
 
 /** What to do about an address that does not answer, by where it came from. */
 function remedy(target: ApiTarget): string {
-  const set = 'pass --base-url or set VPS_BASE_URL to the service\'s address';
+  const set = "pass --base-url or set VPS_BASE_URL to the service's address";
   switch (target.baseUrlFrom) {
     case 'flag':
       return 'check --base-url';
@@ -100,10 +106,14 @@ export async function checkReachable(target: ApiTarget): Promise<void> {
       socket.destroy();
       resolve(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
     });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'connection refused' : (err.code ?? err.message)));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      resolve(err.code === 'ECONNREFUSED' ? 'connection refused' : (err.code ?? err.message)),
+    );
   });
   if (reason !== undefined) {
-    throw new VpsNetworkError(`cannot reach ${target.baseUrl} (from ${describeSource(target.baseUrlFrom, target.baseUrlFile)}): ${reason}; ${remedy(target)}`);
+    throw new VpsNetworkError(
+      `cannot reach ${target.baseUrl} (from ${describeSource(target.baseUrlFrom, target.baseUrlFile)}): ${reason}; ${remedy(target)}`,
+    );
   }
 }
 

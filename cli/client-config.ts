@@ -11,7 +11,10 @@ export interface AdminClientConfig {
   adminToken: string | undefined;
 }
 
-export function adminClientConfig(flags: { coreUrl?: string; adminToken?: string }, env: NodeJS.ProcessEnv = process.env): AdminClientConfig {
+export function adminClientConfig(
+  flags: { coreUrl?: string; adminToken?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): AdminClientConfig {
   const dataDir = path.resolve(env.VPS_DATA_DIR || '.data');
   let fileToken: string | undefined;
   try {

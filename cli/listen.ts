@@ -42,7 +42,12 @@ export function listenCommand(): Command {
       // For tests and tuning: the defaults follow the service's `retry:` (3 s), doubling up to 30 s.
       .addOption(new Option('--reconnect-initial-ms <ms>', 'first wait before reconnecting').argParser(milliseconds).hideHelp())
       .addOption(new Option('--reconnect-max-ms <ms>', 'longest wait before reconnecting').argParser(milliseconds).hideHelp())
-      .addOption(new Option('--forward-timeout-ms <ms>', 'how long one forward may take').argParser(milliseconds).default(FORWARD_TIMEOUT_MS).hideHelp())
+      .addOption(
+        new Option('--forward-timeout-ms <ms>', 'how long one forward may take')
+          .argParser(milliseconds)
+          .default(FORWARD_TIMEOUT_MS)
+          .hideHelp(),
+      )
       .action((flags: ListenFlags, cmd: Command) => listen(flags, cmd.optsWithGlobals<ApiFlags>()))
   );
 }
@@ -50,7 +55,10 @@ export function listenCommand(): Command {
 async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
   const target = apiClientConfig(api);
   const { baseUrl, apiKey } = target;
-  const types = flags.events?.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const types = flags.events
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   if (flags.events !== undefined && !types?.length) throw new UsageError('--events: give at least one pattern');
   const forwardTo = flags.forwardTo === undefined ? undefined : handlerUrl(flags.forwardTo);
 

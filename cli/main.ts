@@ -15,7 +15,10 @@ export function program(): Command {
   const root = new Command('vps')
     .description('video publishing and engagement service: run it, or call its API')
     .option('--api-key <key>', 'API key, bare (env VPS_API_KEY; default .data/dev-api-key of an embedded instance)')
-    .option('--base-url <url>', 'the service\'s address (env VPS_BASE_URL; default: the address a running service wrote to .data/base-url, else http://127.0.0.1:8080)');
+    .option(
+      '--base-url <url>',
+      "the service's address (env VPS_BASE_URL; default: the address a running service wrote to .data/base-url, else http://127.0.0.1:8080)",
+    );
   root
     .command('serve')
     .description('run the service roles in this process')

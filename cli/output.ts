@@ -41,8 +41,14 @@ function fit(text: string, width: number): string {
 /** Rows under a header, each column as wide as its widest cell up to its maxWidth. */
 export function renderTable<T>(rows: readonly T[], columns: View<T>): string {
   const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
-  const widths = columns.map((c, i) => Math.min(c.maxWidth ?? DEFAULT_MAX_WIDTH, Math.max(c.header.length, ...cells.map((r) => r[i]!.length))));
-  const line = (texts: string[]) => texts.map((t, i) => fit(t, widths[i]!)).join('  ').trimEnd();
+  const widths = columns.map((c, i) =>
+    Math.min(c.maxWidth ?? DEFAULT_MAX_WIDTH, Math.max(c.header.length, ...cells.map((r) => r[i]!.length))),
+  );
+  const line = (texts: string[]) =>
+    texts
+      .map((t, i) => fit(t, widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.header.toUpperCase())), ...cells.map(line)].join('\n') + '\n';
 }
 
@@ -125,7 +131,8 @@ export class Output {
     if (view && Array.isArray(page.items)) {
       this.stdout.write(page.items.length === 0 ? '(none)\n' : renderTable(page.items as T[], view));
       // The events page names a cursor on its last page too (to read later events); hasMore tells.
-      if (typeof page.nextCursor === 'string' && page.nextCursor !== '' && page.hasMore !== false) this.stdout.write(`next page: --cursor ${page.nextCursor}\n`);
+      if (typeof page.nextCursor === 'string' && page.nextCursor !== '' && page.hasMore !== false)
+        this.stdout.write(`next page: --cursor ${page.nextCursor}\n`);
       return;
     }
     this.stdout.write(renderFields(data as Record<string, unknown>));

@@ -147,7 +147,13 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
     let sandboxUrl: string | undefined;
     if (roles.has('sandbox')) {
       const { clockSpeed, ...settings } = sandboxSettings(env);
-      const sandbox = await startSandbox({ host: env.SANDBOX_HOST, port: env.SANDBOX_PORT, logger: logger.child({ component: 'sandbox' }), settings, clockSpeed });
+      const sandbox = await startSandbox({
+        host: env.SANDBOX_HOST,
+        port: env.SANDBOX_PORT,
+        logger: logger.child({ component: 'sandbox' }),
+        settings,
+        clockSpeed,
+      });
       closers.push(() => sandbox.close());
       urls.Sandbox = sandbox.url;
       sandboxUrl = sandbox.url;
@@ -188,7 +194,12 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         const client = temporalClient;
         void client()
           .then((c) => ensureSearchAttributes(c.connection, env.TEMPORAL_NAMESPACE))
-          .catch((err: unknown) => logger.error({ err }, `could not register the search attributes ${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')} (Keyword); workflow starts fail until they exist`));
+          .catch((err: unknown) =>
+            logger.error(
+              { err },
+              `could not register the search attributes ${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')} (Keyword); workflow starts fail until they exist`,
+            ),
+          );
       }
       events = eventRecorderFromConfig(config, database!, temporalClient);
     }
@@ -233,8 +244,15 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         }),
       );
       readiness.push(core.readiness);
-      startRefreshes = () => restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
-      const server = await startCoreServer(core, { host: env.CORE_HOST, port: env.CORE_PORT, logger: logger.child({ component: 'core' }), readiness: core.readiness, draining: isDraining });
+      startRefreshes = () =>
+        restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
+      const server = await startCoreServer(core, {
+        host: env.CORE_HOST,
+        port: env.CORE_PORT,
+        logger: logger.child({ component: 'core' }),
+        readiness: core.readiness,
+        draining: isDraining,
+      });
       closers.push(() => server.close());
       urls['Core (Connect)'] = server.url;
       // Same process: the gateway calls core directly, through the same interceptors as over HTTP.
@@ -269,7 +287,11 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       });
       closers.push(() => worker.stop());
       if (media instanceof S3MediaStore) {
-        const sweep = startOrphanSweep(media, { ageMs: env.MEDIA_S3_ORPHAN_AGE_MS, intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS, logger: logger.child({ component: 'worker' }) });
+        const sweep = startOrphanSweep(media, {
+          ageMs: env.MEDIA_S3_ORPHAN_AGE_MS,
+          intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS,
+          logger: logger.child({ component: 'worker' }),
+        });
         closers.push(async () => sweep.stop());
       }
       readiness.push(workerReadiness(worker.state, database!.db));

@@ -46,12 +46,20 @@ export interface CoreRuntime {
 }
 
 /** The event recorder of a process: it stores events and queues their deliveries on the configured task queue. */
-export function eventRecorderFromConfig(config: Config, database: Pick<Database, 'db'>, temporalClient: () => Promise<Client>): EventRecorder {
+export function eventRecorderFromConfig(
+  config: Config,
+  database: Pick<Database, 'db'>,
+  temporalClient: () => Promise<Client>,
+): EventRecorder {
   const env = config.env;
   return new EventRecorder({
     db: database.db,
     temporalClient,
-    delivery: { taskQueue: env.TEMPORAL_TASK_QUEUE, retryScheduleMs: env.DELIVERY_RETRY_SCHEDULE_MS, attemptTimeoutMs: env.DELIVERY_ATTEMPT_TIMEOUT_MS },
+    delivery: {
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+      retryScheduleMs: env.DELIVERY_RETRY_SCHEDULE_MS,
+      attemptTimeoutMs: env.DELIVERY_ATTEMPT_TIMEOUT_MS,
+    },
   });
 }
 
@@ -76,7 +84,8 @@ export function coreDepsFromConfig(config: Config, runtime: CoreRuntime): CoreDe
     events: runtime.events,
     vplatApp: runtime.vplatApp,
     secretGraceMs: env.WEBHOOK_SECRET_GRACE_MS,
-    watchEvents: (principal, req, signal) => watchEvents({ db: database.db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
+    watchEvents: (principal, req, signal) =>
+      watchEvents({ db: database.db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
     upstream: runtime.upstream,
     media: runtime.media,
     signer: runtime.signer,
@@ -102,7 +111,11 @@ export function coreDepsFromConfig(config: Config, runtime: CoreRuntime): CoreDe
     allowInsecureSourceUrls: runtime.local.sources,
     shop: {
       productCacheTtlMs: env.PRODUCT_CACHE_TTL_MS,
-      precheck: { dailyQuota: env.PRECHECK_DAILY_QUOTA, pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS, pollAttempts: env.PRECHECK_POLL_ATTEMPTS },
+      precheck: {
+        dailyQuota: env.PRECHECK_DAILY_QUOTA,
+        pollIntervalMs: env.PRECHECK_POLL_INTERVAL_MS,
+        pollAttempts: env.PRECHECK_POLL_ATTEMPTS,
+      },
     },
     consoleSessions: { ttlMs: env.CONSOLE_SESSION_TTL_MS, maxAgeMs: env.CONSOLE_SESSION_MAX_AGE_MS },
     ...(runtime.metrics ? { metrics: runtime.metrics } : {}),

@@ -9,7 +9,7 @@ export const ERROR_CODES = {
   1002: { http: 403, connect: Code.PermissionDenied, message: 'user disabled' },
   1003: { http: 403, connect: Code.PermissionDenied, message: 'plan expired; write operations are rejected' },
   1004: { http: 403, connect: Code.ResourceExhausted, message: 'seat quota insufficient' },
-  1005: { http: 404, connect: Code.NotFound, message: 'resource does not exist or is not the caller\'s' },
+  1005: { http: 404, connect: Code.NotFound, message: "resource does not exist or is not the caller's" },
   1006: { http: 409, connect: Code.AlreadyExists, message: 'account already bound to another seat' },
   1007: { http: 409, connect: Code.FailedPrecondition, message: 'seat not bound' },
   1008: { http: 409, connect: Code.FailedPrecondition, message: 'a seat can bind only one account of the platform' },
@@ -113,7 +113,8 @@ export class DependencyUnavailableError extends Error {
 export function renderConnectError(err: ConnectError): RenderedError {
   const raw = Number(err.metadata.get(CODE_HEADER));
   if (!isErrorCode(raw)) {
-    if (err.code === Code.Unavailable && err.metadata.has(DEPENDENCY_HEADER)) return new DependencyUnavailableError(err.rawMessage).render();
+    if (err.code === Code.Unavailable && err.metadata.has(DEPENDENCY_HEADER))
+      return new DependencyUnavailableError(err.rawMessage).render();
     if (err.code === Code.Unavailable && err.metadata.get(CODE_HEADER) === null) return UNAVAILABLE;
     return { code: 5000, message: ERROR_CODES[5000].message, httpStatus: 500, data: {} };
   }

@@ -112,7 +112,10 @@ export function createInProcessTransport(core: CoreHandlers): Transport {
       contextValues?: ReturnType<typeof createContextValues>,
     ) {
       if (method.methodKind !== 'server_streaming') {
-        throw new ConnectError(`${method.parent.typeName}/${method.name}: only server streaming is supported in process`, Code.Unimplemented);
+        throw new ConnectError(
+          `${method.parent.typeName}/${method.name}: only server streaming is supported in process`,
+          Code.Unimplemented,
+        );
       }
       const call = new AbortController();
       const onAbort = () => call.abort(signal?.reason);
@@ -186,7 +189,10 @@ function handlerContext(req: UnaryRequest | StreamRequest, signal: AbortSignal |
 
 async function invokeServerStreaming(handler: Handler, req: StreamRequest): Promise<StreamResponse> {
   if (req.method.methodKind !== 'server_streaming') {
-    throw new ConnectError(`${req.method.parent.typeName}/${req.method.name}: only server streaming is supported in process`, Code.Unimplemented);
+    throw new ConnectError(
+      `${req.method.parent.typeName}/${req.method.name}: only server streaming is supported in process`,
+      Code.Unimplemented,
+    );
   }
   const input = await single(req.message, req.method);
   const ctx = handlerContext(req, req.signal);

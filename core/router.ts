@@ -163,11 +163,27 @@ export function createCore(deps: CoreDeps): Core {
       settings: deps.publishing,
       logger: deps.logger,
     }),
-    shopCatalog: new ShopCatalogHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, productCacheTtlMs: deps.shop.productCacheTtlMs }),
-    prechecks: new PrecheckHandlers({ db: deps.db, temporalClient: deps.temporalClient, taskQueue: deps.taskQueue, settings: deps.shop.precheck }),
+    shopCatalog: new ShopCatalogHandlers({
+      db: deps.db,
+      sealedBox: deps.sealedBox,
+      upstream: deps.upstream,
+      productCacheTtlMs: deps.shop.productCacheTtlMs,
+    }),
+    prechecks: new PrecheckHandlers({
+      db: deps.db,
+      temporalClient: deps.temporalClient,
+      taskQueue: deps.taskQueue,
+      settings: deps.shop.precheck,
+    }),
     comments: new CommentHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
     messages: new MessageHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events }),
-    insights: new InsightHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events, logger: deps.logger }),
+    insights: new InsightHandlers({
+      db: deps.db,
+      sealedBox: deps.sealedBox,
+      upstream: deps.upstream,
+      events: deps.events,
+      logger: deps.logger,
+    }),
   };
   return {
     routes: (router) => {
@@ -191,7 +207,13 @@ export function createCore(deps: CoreDeps): Core {
     interceptors: [
       observeInterceptor({ logger: deps.logger, metrics }),
       errorsInterceptor(deps.logger),
-      accessInterceptor({ db: deps.db, adminToken: deps.adminToken, ratePerMinute: deps.ratePerMinute, sessionTtlMs: sessionLifetime.ttlMs, metrics }),
+      accessInterceptor({
+        db: deps.db,
+        adminToken: deps.adminToken,
+        ratePerMinute: deps.ratePerMinute,
+        sessionTtlMs: sessionLifetime.ttlMs,
+        metrics,
+      }),
       idempotencyInterceptor({ db: deps.db, ttlMs: IDEMPOTENCY_KEY_TTL_MS, sealedBox: deps.sealedBox, logger: deps.logger }),
     ],
     readiness: () => runProbes(probes),

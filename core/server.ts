@@ -1,6 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from '@connectrpc/connect-node';
 import { closeConnectionsAfterClose } from './net/graceful-close';
 import { relabelProtocolErrors } from './net/protocol-errors';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -26,7 +31,11 @@ export async function startCoreServer(
   registerConnectRoutes(app, core, shutdown.signal, opts.logger);
   // Open server streams (WatchEvents from a gateway in another process) would otherwise hold close() forever.
   app.addHook('preClose', async () => shutdown.abort());
-  registerOpsRoutes(app, { readiness: opts.readiness ?? (async () => ({ ready: true, checks: [] })), draining: opts.draining, detailed: true });
+  registerOpsRoutes(app, {
+    readiness: opts.readiness ?? (async () => ({ ready: true, checks: [] })),
+    draining: opts.draining,
+    detailed: true,
+  });
   await app.listen({ host: opts.host, port: opts.port, backlog: LISTEN_BACKLOG });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
@@ -39,7 +48,11 @@ export async function startCoreServer(
  * is stopping) is routine and logged at debug level through our logger, not with console.error.
  */
 function registerConnectRoutes(app: FastifyInstance, core: CoreHandlers, shutdownSignal: AbortSignal, logger: Logger): void {
-  const router = createConnectRouter({ interceptors: core.interceptors, shutdownSignal, acceptCompression: [compressionGzip, compressionBrotli] });
+  const router = createConnectRouter({
+    interceptors: core.interceptors,
+    shutdownSignal,
+    acceptCompression: [compressionGzip, compressionBrotli],
+  });
   core.routes(router);
   // Connect reads the bodies itself: Fastify must leave every content type it speaks unparsed.
   app.removeAllContentTypeParsers();
@@ -48,11 +61,17 @@ function registerConnectRoutes(app: FastifyInstance, core: CoreHandlers, shutdow
     app.all(handler.requestPath, async (req, reply) => {
       try {
         const res = await handler(universalRequestFromNodeRequest(req.raw, reply.raw, req.body as undefined, undefined));
-        const relabelled = relabelProtocolErrors(res, (message) => logger.info({ rpc: `${handler.service.typeName}/${handler.method.name}`, reason: message }, 'request refused by the RPC protocol layer: 2001'));
+        const relabelled = relabelProtocolErrors(res, (message) =>
+          logger.info(
+            { rpc: `${handler.service.typeName}/${handler.method.name}`, reason: message },
+            'request refused by the RPC protocol layer: 2001',
+          ),
+        );
         await universalResponseToNodeResponse(relabelled, reply.raw);
       } catch (err) {
         const rpc = `${handler.service.typeName}/${handler.method.name}`;
-        if (reply.raw.destroyed || ConnectError.from(err).code === Code.Aborted) logger.debug({ err, rpc }, 'caller left before the answer was written');
+        if (reply.raw.destroyed || ConnectError.from(err).code === Code.Aborted)
+          logger.debug({ err, rpc }, 'caller left before the answer was written');
         else logger.error({ err, rpc }, 'could not write the answer of an RPC');
       }
     });

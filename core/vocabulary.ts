@@ -13,7 +13,14 @@ export const VIDEO_STATUSES = ['uploading', 'processing', 'available', 'failed',
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 
 /** The six normalized publish statuses of the spec; an unconfirmed outcome is `unconfirmedAt`, not a status. */
-export const PUBLISH_STATUSES = ['submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'] as const;
+export const PUBLISH_STATUSES = [
+  'submitted',
+  'publish_processing',
+  'publish_complete',
+  'publish_failed',
+  'publish_draft_inbox',
+  'service_error',
+] as const;
 export type PublishStatus = (typeof PUBLISH_STATUSES)[number];
 
 export const PRECHECK_STATUSES = ['submitted', 'processing', 'passed', 'failed', 'service_error'] as const;

@@ -43,7 +43,8 @@ function postgresUser(): PgUser | undefined {
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   const uid = id('-u');
   const gid = id('-g');
-  if (uid.status !== 0 || gid.status !== 0) throw new Error('running as root and there is no `postgres` user to run the private cluster as');
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error('running as root and there is no `postgres` user to run the private cluster as');
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
@@ -63,7 +64,8 @@ export async function startPrivatePostgres(opts: { dir: string; database?: strin
     const command = user ? 'runuser' : path.join(bin, tool);
     const argv = user ? ['-u', 'postgres', '--', path.join(bin, tool), ...args] : args;
     const result = spawnSync(command, argv, { encoding: 'utf8', timeout: timeoutMs, cwd: opts.dir });
-    if (result.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(`${tool} ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`);
     return result.stdout;
   };
   if (user) {

@@ -124,10 +124,13 @@ export class RoleProcess {
           reject(new Error(`exited before printing ${pattern}`));
         }
       };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`timed out waiting for ${pattern}`));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          done();
+          reject(new Error(`timed out waiting for ${pattern}`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       const done = () => {
         clearTimeout(timer);
         this.listeners.delete(check);

@@ -189,7 +189,14 @@ interface DrillResult {
 }
 
 /** Everything issued before `end` is accounted for (see RECOVERY_DEFINITION). */
-function caughtUp(a: Audit, end: number, publishes: PublishAttempt[], emitted: EmittedEvent[], receivers: Receiver[], followers: SseFollower[]): boolean {
+function caughtUp(
+  a: Audit,
+  end: number,
+  publishes: PublishAttempt[],
+  emitted: EmittedEvent[],
+  receivers: Receiver[],
+  followers: SseFollower[],
+): boolean {
   const records = new Map(a.records.map((r) => [r.id, r]));
   for (const p of publishes) {
     if (p.startedAt >= end) continue;
@@ -239,7 +246,10 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     await r.start();
     r.endpointId = await createEndpoint(gateways[0], tenant.apiKey, r.url);
   }
-  const followers = [new SseFollower('stream 1', () => gateways, tenant.apiKey, 0), new SseFollower('stream 2', () => gateways, tenant.apiKey, 1)];
+  const followers = [
+    new SseFollower('stream 1', () => gateways, tenant.apiKey, 0),
+    new SseFollower('stream 2', () => gateways, tenant.apiKey, 1),
+  ];
   await Promise.all(followers.map((f) => f.start()));
   const exitsBefore = t.unexpectedExits.length;
 
@@ -252,7 +262,10 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     for (let i = 0; loadOn && i < MAX_PUBLISHES_PER_DRILL; i++) {
       const caption = `drill ${index} ${drill.name} #${i} ${Date.now().toString(36)}`;
       // Not awaited: a publish held up by the fault must not slow the steady pace of the others.
-      const p = publishOnce(gateways, i, tenant.apiKey, seats[i % 2]!, t.urls.media, caption, { tries: 10, deadlineMs: PUBLISH_DEADLINE_MS }).then((attempt) => {
+      const p = publishOnce(gateways, i, tenant.apiKey, seats[i % 2]!, t.urls.media, caption, {
+        tries: 10,
+        deadlineMs: PUBLISH_DEADLINE_MS,
+      }).then((attempt) => {
         publishes.push(attempt);
       });
       pending.push(p);
@@ -348,7 +361,10 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     // The service did the work but every try with the publish's Idempotency-Key was refused: the
     // client cannot learn the outcome, and one that gives up and publishes again posts twice.
     const unknownRecords = final.records.filter((r) => !captionOf.has(r.id));
-    if (unknownRecords.length > 0) result.details.push(`answer lost: ${unknownRecords.length} publish(es) done by the service while every try with their Idempotency-Key was refused: ${unknownRecords.map((r) => `${r.id} ${r.status}`).join(', ')}`);
+    if (unknownRecords.length > 0)
+      result.details.push(
+        `answer lost: ${unknownRecords.length} publish(es) done by the service while every try with their Idempotency-Key was refused: ${unknownRecords.map((r) => `${r.id} ${r.status}`).join(', ')}`,
+      );
 
     result.publishes = publishes.length;
     result.accepted = final.acceptedPublishes;
@@ -361,17 +377,30 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     const noRecord = final.unsettledPublishes.filter((u) => u.includes('no record'));
     const running = final.unsettledPublishes.filter((u) => !u.includes('no record'));
     result.late = pushes.late.length + running.length;
-    result.lost = noRecord.length + final.missingStatusEvents.length + final.missingEvents.length + pushes.lost.length + final.sseGaps.length + lostUpstream + unknownRecords.length;
+    result.lost =
+      noRecord.length +
+      final.missingStatusEvents.length +
+      final.missingEvents.length +
+      pushes.lost.length +
+      final.sseGaps.length +
+      lostUpstream +
+      unknownRecords.length;
     const byStatus = new Map<string, number>();
     for (const r of final.records) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
     result.details.push(`publish records by status: ${[...byStatus].map(([k, n]) => `${k} ${n}`).join(', ')}`);
-    const answered = publishes.filter((p) => p.recordId).map((p) => p.endedAt! - p.startedAt).sort((a, b) => a - b);
+    const answered = publishes
+      .filter((p) => p.recordId)
+      .map((p) => p.endedAt! - p.startedAt)
+      .sort((a, b) => a - b);
     if (answered.length > 0) {
       const retried = publishes.filter((p) => p.recordId && p.tries > 1).length;
-      result.details.push(`publish answers: median ${answered[Math.floor(answered.length / 2)]} ms, slowest ${answered[answered.length - 1]} ms, ${retried} needed more than one try`);
+      result.details.push(
+        `publish answers: median ${answered[Math.floor(answered.length / 2)]} ms, slowest ${answered[answered.length - 1]} ms, ${retried} needed more than one try`,
+      );
     }
     const list = (label: string, items: string[]) => {
-      if (items.length > 0) result.details.push(`${label} (${items.length}): ${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`);
+      if (items.length > 0)
+        result.details.push(`${label} (${items.length}): ${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`);
     };
     list('accepted publishes with no record', noRecord);
     list('publishes not settled at the deadline (late)', running);
@@ -387,13 +416,22 @@ async function runDrill(t: Topology, drill: Drill, index: number): Promise<Drill
     const refusals = publishes.filter((p) => !p.recordId).map((p) => `[${p.failures.join('; ') || '?'}]`);
     list('publishes no gateway accepted', refusals);
     const endpointRepeats = receivers.map((r) => [...r.delivered.values()].filter((n) => n > 1).length);
-    if (endpointRepeats.some((n) => n > 0)) result.details.push(`events pushed more than once (at-least-once, deduplicated by id): ${receivers.map((r, i) => `${r.name} ${endpointRepeats[i]}`).join(', ')}`);
+    if (endpointRepeats.some((n) => n > 0))
+      result.details.push(
+        `events pushed more than once (at-least-once, deduplicated by id): ${receivers.map((r, i) => `${r.name} ${endpointRepeats[i]}`).join(', ')}`,
+      );
     const ats = emitted.map((e) => e.at);
     const emitSeconds = ats.length > 1 ? (Math.max(...ats) - Math.min(...ats)) / 1000 : 0;
-    result.details.push(`platform events emitted: ${emitted.length}${emitSeconds > 0 ? ` at ${(emitted.length / emitSeconds).toFixed(0)}/s` : ''}`);
-    result.details.push(`streams: ${followers.map((f) => `${f.name} ${f.received.length} events, ${f.connects} connections, ${f.resumes} resumed with Last-Event-ID`).join('; ')}`);
+    result.details.push(
+      `platform events emitted: ${emitted.length}${emitSeconds > 0 ? ` at ${(emitted.length / emitSeconds).toFixed(0)}/s` : ''}`,
+    );
+    result.details.push(
+      `streams: ${followers.map((f) => `${f.name} ${f.received.length} events, ${f.connects} connections, ${f.resumes} resumed with Last-Event-ID`).join('; ')}`,
+    );
     for (const exit of t.unexpectedExits.slice(exitsBefore)) {
-      result.details.push(`UNEXPECTED EXIT of ${exit.name} (code ${exit.code}, signal ${exit.signal}), restarted by the supervisor; last output: ${exit.tail.trim().split('\n').slice(-3).join(' | ')}`);
+      result.details.push(
+        `UNEXPECTED EXIT of ${exit.name} (code ${exit.code}, signal ${exit.signal}), restarted by the supervisor; last output: ${exit.tail.trim().split('\n').slice(-3).join(' | ')}`,
+      );
     }
   } finally {
     loadOn = false;
@@ -426,7 +464,19 @@ async function waitHealthy(t: Topology, timeoutMs: number): Promise<void> {
 }
 
 function table(results: DrillResult[]): string {
-  const head = ['drill', 'requests', 'accepted', 'events', 'lost', 'late', 'dup upstream', 'fault ms', 'recovery ms', 'first ok ms', 'drill s'];
+  const head = [
+    'drill',
+    'requests',
+    'accepted',
+    'events',
+    'lost',
+    'late',
+    'dup upstream',
+    'fault ms',
+    'recovery ms',
+    'first ok ms',
+    'drill s',
+  ];
   const rows = results.map((r) => [
     r.name,
     String(r.publishes),
@@ -470,7 +520,9 @@ async function main(): Promise<number> {
         say(`${drill.name}: load on`);
         const r = await runDrill(topology, drill, i);
         results.push(r);
-        say(`${drill.name}: ${r.publishes} publishes (${r.accepted} accepted), ${r.events} events, lost ${r.lost}, late ${r.late}, duplicated upstream ${r.duplicatedUpstream}, recovery ${r.recoveryMs ?? 'never'} ms`);
+        say(
+          `${drill.name}: ${r.publishes} publishes (${r.accepted} accepted), ${r.events} events, lost ${r.lost}, late ${r.late}, duplicated upstream ${r.duplicatedUpstream}, recovery ${r.recoveryMs ?? 'never'} ms`,
+        );
       } catch (err) {
         say(`${drill.name}: failed: ${(err as Error).stack ?? String(err)}`);
         results.push({ ...emptyResult(drill.name), error: (err as Error).message });
@@ -494,7 +546,21 @@ async function main(): Promise<number> {
 }
 
 function emptyResult(name: string): DrillResult {
-  return { name, publishes: 0, accepted: 0, refused: 0, events: 0, lost: 0, late: 0, duplicatedUpstream: 0, recoveryMs: null, firstOkMs: null, faultMs: 0, durationMs: 0, details: [] };
+  return {
+    name,
+    publishes: 0,
+    accepted: 0,
+    refused: 0,
+    events: 0,
+    lost: 0,
+    late: 0,
+    duplicatedUpstream: 0,
+    recoveryMs: null,
+    firstOkMs: null,
+    faultMs: 0,
+    durationMs: 0,
+    details: [],
+  };
 }
 
 // The run stops by itself, whatever hangs.

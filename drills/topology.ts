@@ -173,12 +173,17 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       startMediaServer(),
       startMinio(),
     ]);
-    cleanups.push(() => pg.close(), () => media.close(), () => s3.stop());
+    cleanups.push(
+      () => pg.close(),
+      () => media.close(),
+      () => s3.stop(),
+    );
     log(`postgres ${pg.url} (${Date.now() - started} ms)`);
 
     const temporalDb = path.join(dir, 'temporal.sqlite');
     const [temporalPort, temporalUiPort] = temporalPorts;
-    const startTemporal = () => startTemporalDevServer({ port: temporalPort, uiPort: temporalUiPort, dbFile: temporalDb, namespace: 'default' });
+    const startTemporal = () =>
+      startTemporalDevServer({ port: temporalPort, uiPort: temporalUiPort, dbFile: temporalDb, namespace: 'default' });
     let temporal: DevServer = await startTemporal();
     cleanups.push(() => temporal.stop());
     log(`temporal ${temporal.address} (${Date.now() - started} ms)`);
@@ -189,7 +194,10 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       gateway1: await freePort(),
       gateway2: await freePort(),
     };
-    const opsPorts = Object.fromEntries(await Promise.all(PROCESS_NAMES.map(async (n) => [n, await freePort()] as const))) as Record<ProcessName, number>;
+    const opsPorts = Object.fromEntries(await Promise.all(PROCESS_NAMES.map(async (n) => [n, await freePort()] as const))) as Record<
+      ProcessName,
+      number
+    >;
     const adminToken = `topology-admin-${randomBytes(16).toString('hex')}`;
     const sandboxUrl = `http://127.0.0.1:${ports.sandbox}`;
     const coreUrl = `http://127.0.0.1:${ports.core}`;
@@ -198,7 +206,12 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     const inherited: NodeJS.ProcessEnv = { ...process.env };
     // Nothing of the caller's own service configuration may leak into the roles.
     for (const name of Object.keys(inherited)) {
-      if (/^(DATABASE_|TEMPORAL_|CORE_|VPS_|SANDBOX_|PUBLISH_|DELIVERY_|UPSTREAM_|WEBHOOK_|OPS_|VPLAT_|SHOP_|MEDIA_)|^(PORT|HOST|RATE_LIMIT_PER_MINUTE|SSE_HEARTBEAT_MS|SHUTDOWN_GRACE_MS|LOG_LEVEL)$/.test(name)) delete inherited[name];
+      if (
+        /^(DATABASE_|TEMPORAL_|CORE_|VPS_|SANDBOX_|PUBLISH_|DELIVERY_|UPSTREAM_|WEBHOOK_|OPS_|VPLAT_|SHOP_|MEDIA_)|^(PORT|HOST|RATE_LIMIT_PER_MINUTE|SSE_HEARTBEAT_MS|SHUTDOWN_GRACE_MS|LOG_LEVEL)$/.test(
+          name,
+        )
+      )
+        delete inherited[name];
     }
     const sharedEnv: Record<string, string> = {
       ...DRILL_DURATIONS,
@@ -227,7 +240,14 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       new RoleProcess({
         name,
         role,
-        env: { ...inherited, ...sharedEnv, VPS_DATA_DIR: path.join(dir, 'data', name), OPS_HOST: '127.0.0.1', OPS_PORT: String(opsPorts[name]), ...env },
+        env: {
+          ...inherited,
+          ...sharedEnv,
+          VPS_DATA_DIR: path.join(dir, 'data', name),
+          OPS_HOST: '127.0.0.1',
+          OPS_PORT: String(opsPorts[name]),
+          ...env,
+        },
         logFile: path.join(logDir, `${name}.log`),
         onUnexpectedExit: (exit) => {
           unexpectedExits.push(exit);
@@ -267,7 +287,12 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     const ingress = await startIngress(() => gateways);
     cleanups.push(() => ingress.close());
     const upstream = createUpstream({
-      vplat: { baseUrl: sandboxUrl, appId: SANDBOX_APP.vplatAppId, appSecret: SANDBOX_APP.vplatAppSecret, authorizeUrl: sandboxUrl + SANDBOX_AUTHORIZE_PATHS.vplat },
+      vplat: {
+        baseUrl: sandboxUrl,
+        appId: SANDBOX_APP.vplatAppId,
+        appSecret: SANDBOX_APP.vplatAppSecret,
+        authorizeUrl: sandboxUrl + SANDBOX_AUTHORIZE_PATHS.vplat,
+      },
       shop: { baseUrl: sandboxUrl, authBaseUrl: sandboxUrl, appKey: SANDBOX_APP.shopAppKey, appSecret: SANDBOX_APP.shopAppSecret },
       timeouts: { connectMs: 2_000, totalMs: 5_000 },
     });
@@ -329,7 +354,10 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       media,
       ingress,
       async createTenant(o = {}) {
-        const { customer } = await admin.createCustomer({ name: o.name ?? `Topology tenant ${++tenantCounter}`, seatQuota: o.seatQuota ?? 10 });
+        const { customer } = await admin.createCustomer({
+          name: o.name ?? `Topology tenant ${++tenantCounter}`,
+          seatQuota: o.seatQuota ?? 10,
+        });
         const { user } = await admin.createUser({ customerId: customer!.id, email: `user-${customer!.id}@example.com`, name: 'Topology' });
         const key = await admin.createApiKey({ userId: user!.id, name: 'topology' });
         return { customerId: customer!.id, userId: user!.id, apiKey: key.plaintext };
@@ -338,11 +366,10 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
         return (await admin.createApiKey({ userId: tenant.userId, name })).plaintext;
       },
       async bindVideoSeat(tenant) {
-        const { account, tokens } = await sandbox<{ account: { openId: string; username: string }; tokens: { access_token: string; refresh_token: string; access_token_expires_at: number } }>(
-          'POST',
-          '/_sandbox/accounts',
-          { platform: 'business' },
-        );
+        const { account, tokens } = await sandbox<{
+          account: { openId: string; username: string };
+          tokens: { access_token: string; refresh_token: string; access_token_expires_at: number };
+        }>('POST', '/_sandbox/accounts', { platform: 'business' });
         const { seat } = await admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: account.username });
         await admin.bindSeat({
           seatId: seat!.id,
@@ -394,7 +421,9 @@ export function describeTopology(t: Topology): string {
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const pids = PROCESS_NAMES.map((n) => `${n}=${t.processes[n].pid ?? '-'}`).join(' ');
-  return ['topology is running', ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), `  ${'Processes'.padEnd(width)}  ${pids}`].join('\n');
+  return ['topology is running', ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), `  ${'Processes'.padEnd(width)}  ${pids}`].join(
+    '\n',
+  );
 }
 
 async function main(): Promise<void> {

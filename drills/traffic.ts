@@ -83,7 +83,8 @@ export interface PublishRecord {
 export const TERMINAL = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'];
 
 /** Done: a terminal status, and for a completed post its post id too (the workflow waits for it); or ended unconfirmed. */
-export const isSettled = (r: PublishRecord) => r.unconfirmed || (TERMINAL.includes(r.status) && (r.status !== 'publish_complete' || r.postId !== null));
+export const isSettled = (r: PublishRecord) =>
+  r.unconfirmed || (TERMINAL.includes(r.status) && (r.status !== 'publish_complete' || r.postId !== null));
 
 /**
  * Publishes with one Idempotency-Key per publish, as the SDK does: a network failure, a 5xx or a
@@ -137,7 +138,12 @@ export async function listRecords(gateway: string, key: string): Promise<Publish
   const out: PublishRecord[] = [];
   let cursor = '';
   for (let page = 0; page < 50; page++) {
-    const answer = await api<{ items: PublishRecord[]; nextCursor: string | null }>(gateway, key, 'GET', `/v1/publish/records?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const answer = await api<{ items: PublishRecord[]; nextCursor: string | null }>(
+      gateway,
+      key,
+      'GET',
+      `/v1/publish/records?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (answer.code !== 0) throw new Error(`GET /v1/publish/records: ${answer.status} ${answer.code} ${answer.message}`);
     out.push(...answer.data.items);
     if (!answer.data.nextCursor) return out;
@@ -167,7 +173,12 @@ export class EventLogReader {
 
   async read(gateway: string): Promise<LoggedEvent[]> {
     for (let page = 0; page < 100; page++) {
-      const answer = await api<{ items: LoggedEvent[]; nextCursor: string; hasMore: boolean }>(gateway, this.key, 'GET', `/v1/events?limit=100${this.cursor ? `&cursor=${encodeURIComponent(this.cursor)}` : ''}`);
+      const answer = await api<{ items: LoggedEvent[]; nextCursor: string; hasMore: boolean }>(
+        gateway,
+        this.key,
+        'GET',
+        `/v1/events?limit=100${this.cursor ? `&cursor=${encodeURIComponent(this.cursor)}` : ''}`,
+      );
       if (answer.code !== 0) throw new Error(`GET /v1/events: ${answer.status} ${answer.code} ${answer.message}`);
       this.items.push(...answer.data.items);
       if (answer.data.nextCursor) this.cursor = answer.data.nextCursor;
@@ -191,7 +202,12 @@ export interface EmittedEvent {
 }
 
 /** A third party comments on, or writes to, the seat's account; the emulator pushes it as a webhook. */
-export async function emitPlatformEvent(topology: Topology, seat: SeatHandle, kind: 'comment' | 'message', text: string): Promise<EmittedEvent> {
+export async function emitPlatformEvent(
+  topology: Topology,
+  seat: SeatHandle,
+  kind: 'comment' | 'message',
+  text: string,
+): Promise<EmittedEvent> {
   if (kind === 'comment') {
     const c = await topology.sandbox<{ commentId: string }>('POST', `/_sandbox/accounts/${seat.openId}/comments`, { text });
     return { kind, officialId: String(c.commentId), seat, at: Date.now() };
@@ -388,7 +404,12 @@ export async function classifyUndelivered(gateway: string, key: string, pairs: U
   const late: string[] = [];
   const lost: string[] = [];
   for (const pair of pairs) {
-    const answer = await api<{ items: Array<{ endpointId: string; status: string; attempts: unknown[] }> }>(gateway, key, 'GET', `/v1/events/${pair.eventId}/deliveries`);
+    const answer = await api<{ items: Array<{ endpointId: string; status: string; attempts: unknown[] }> }>(
+      gateway,
+      key,
+      'GET',
+      `/v1/events/${pair.eventId}/deliveries`,
+    );
     const label = `${pair.receiver.name}:${pair.eventId}`;
     if (answer.code !== 0) {
       lost.push(`${label} (delivery log: ${answer.code} ${answer.message})`);
@@ -451,7 +472,8 @@ export async function audit(input: AuditInput): Promise<Audit> {
   }
   for (const r of records) if (!isSettled(r)) unsettled.push(`${r.id}: ${r.status}${r.postId ? '' : ' (no post id)'}`);
 
-  const statusKey = (id: unknown, status: unknown, postId: unknown, unconfirmed: unknown) => (unconfirmed ? `${String(id)}:unconfirmed` : `${String(id)}:${String(status)}:${postId ? 'post' : ''}`);
+  const statusKey = (id: unknown, status: unknown, postId: unknown, unconfirmed: unknown) =>
+    unconfirmed ? `${String(id)}:unconfirmed` : `${String(id)}:${String(status)}:${postId ? 'post' : ''}`;
   const statusEvents = new Set(
     events
       .filter((e) => e.type === 'vplat.publish.status_changed' || e.type === 'vplat.publish.unconfirmed')
@@ -501,7 +523,10 @@ export async function audit(input: AuditInput): Promise<Audit> {
     sseGaps,
     sseDuplicates,
   };
-  return { ...result, ok: unsettled.length + missingStatusEvents.length + missingEvents.length + undelivered.length + sseGaps.length === 0 };
+  return {
+    ...result,
+    ok: unsettled.length + missingStatusEvents.length + missingEvents.length + undelivered.length + sseGaps.length === 0,
+  };
 }
 
 /**
@@ -521,7 +546,12 @@ export async function upstreamPostsByCaption(topology: Topology, seats: SeatHand
     for (const seat of seats) {
       let cursor: number | undefined;
       for (let page = 0; page < 50; page++) {
-        const data = await listVideos(upstream.vplat, seat.accessToken, { business_id: seat.openId, fields: ['item_id', 'caption'], max_count: 20, ...(cursor !== undefined ? { cursor } : {}) });
+        const data = await listVideos(upstream.vplat, seat.accessToken, {
+          business_id: seat.openId,
+          fields: ['item_id', 'caption'],
+          max_count: 20,
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
         for (const v of data.videos) if (v.caption) counts.set(v.caption, (counts.get(v.caption) ?? 0) + 1);
         if (!data.has_more || data.cursor === undefined) break;
         cursor = Number(data.cursor);

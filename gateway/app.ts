@@ -74,7 +74,14 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     // A URL the router cannot decode never reaches the error handler; it gets the envelope here. A
     // path segment longer than the router takes is longer than any id: unknown, like any other id.
     frameworkErrors: (err, _req, reply) =>
-      send(reply, fromApiError(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ApiError(1005, 'path parameter: longer than any id; no such resource') : new ApiError(2001, `path: ${err.message}`))),
+      send(
+        reply,
+        fromApiError(
+          err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? new ApiError(1005, 'path parameter: longer than any id; no such resource')
+            : new ApiError(2001, `path: ${err.message}`),
+        ),
+      ),
   }) as unknown as FastifyInstance;
 
   closeConnectionsAfterClose(app);
@@ -109,7 +116,16 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     metrics.httpDuration.observe({ method: req.method, route, code }, reply.elapsedTime / 1000);
     // Probes come every few seconds from every load balancer: counted, not logged.
     if (route === '/healthz' || route === '/readyz') return;
-    req.log.info({ method: req.method, route, status: reply.statusCode, code: code === '' ? undefined : Number(code), ms: Math.round(reply.elapsedTime) }, 'request');
+    req.log.info(
+      {
+        method: req.method,
+        route,
+        status: reply.statusCode,
+        code: code === '' ? undefined : Number(code),
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
   });
 
   registerEnvelope(app, opts.transport);
@@ -142,9 +158,26 @@ export async function coreReadiness(transport: Transport): Promise<ReadinessRepo
     const res = await transport.unary(HealthService.method.check, AbortSignal.timeout(PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS, undefined, {});
     const latencyMs = Math.round(performance.now() - started);
     const core = { name: 'core', ok: true, gatesReadiness: true, latencyMs };
-    const checks = res.message.checks.map((c) => ({ name: c.name, ok: c.ok, gatesReadiness: c.gatesReadiness, latencyMs: c.latencyMs, ...(c.error ? { error: c.error } : {}) }));
+    const checks = res.message.checks.map((c) => ({
+      name: c.name,
+      ok: c.ok,
+      gatesReadiness: c.gatesReadiness,
+      latencyMs: c.latencyMs,
+      ...(c.error ? { error: c.error } : {}),
+    }));
     return { ready: res.message.ready, checks: [core, ...checks] };
   } catch (err) {
-    return { ready: false, checks: [{ name: 'core', ok: false, gatesReadiness: true, latencyMs: Math.round(performance.now() - started), error: err instanceof Error ? err.message : String(err) }] };
+    return {
+      ready: false,
+      checks: [
+        {
+          name: 'core',
+          ok: false,
+          gatesReadiness: true,
+          latencyMs: Math.round(performance.now() - started),
+          error: err instanceof Error ? err.message : String(err),
+        },
+      ],
+    };
   }
 }

@@ -44,12 +44,14 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
           [SECURITY_SCHEME]: {
             type: 'http',
             scheme: 'bearer',
-            description: 'The API key. In the Authorize dialog enter the bare key: the `Bearer ` prefix is added for you, and a doubled prefix is refused with 1001.',
+            description:
+              'The API key. In the Authorize dialog enter the bare key: the `Bearer ` prefix is added for you, and a doubled prefix is refused with 1001.',
           },
         },
       },
     },
-    transform: ({ schema, url, route }) => (url.startsWith('/v1/') ? { schema: v1Operation(url, route), url } : { schema: { ...schema, hide: true }, url }),
+    transform: ({ schema, url, route }) =>
+      url.startsWith('/v1/') ? { schema: v1Operation(url, route), url } : { schema: { ...schema, hide: true }, url },
   });
   await registerSwaggerUi(app, { prefix: DOCS_PATH, documentUrl: OPENAPI_PATH });
   app.get(OPENAPI_PATH, { schema: { hide: true } as object }, async () => app.swagger());

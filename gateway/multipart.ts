@@ -54,14 +54,26 @@ export async function fieldsThenFile(
     if (next.done) return refuseInput(transport, req, `file: is required (a part named file, after ${names})`, 'file');
     const part = next.value;
     if (part.type === 'field') {
-      if (!opts.allowed.includes(part.fieldname)) await refuseInput(transport, req, `${part.fieldname}: is not a known field (${names}, then file)`, part.fieldname);
+      if (!opts.allowed.includes(part.fieldname))
+        await refuseInput(transport, req, `${part.fieldname}: is not a known field (${names}, then file)`, part.fieldname);
       if (typeof part.value !== 'string' || part.valueTruncated || part.value === '' || part.value.includes('\u0000')) {
-        await refuseInput(transport, req, `${part.fieldname}: must be a non-empty string of at most ${FIELD_LIMIT_BYTES} bytes without NUL`, part.fieldname);
+        await refuseInput(
+          transport,
+          req,
+          `${part.fieldname}: must be a non-empty string of at most ${FIELD_LIMIT_BYTES} bytes without NUL`,
+          part.fieldname,
+        );
       }
       fields[part.fieldname] = part.value as string;
       continue;
     }
-    if (part.fieldname !== 'file') await refuseInput(transport, req, `${part.fieldname}: is not a known field; send ${opts.what} as the part named file`, part.fieldname);
+    if (part.fieldname !== 'file')
+      await refuseInput(
+        transport,
+        req,
+        `${part.fieldname}: is not a known field; send ${opts.what} as the part named file`,
+        part.fieldname,
+      );
     const afterFile = async (): Promise<PartAfterFile | undefined> => {
       try {
         const after = await parts.next();
@@ -104,7 +116,10 @@ export async function registerSmallUpload(
     /** The field naming the account (accountId or account). */
     accountField: string;
     maxBytes: number;
-    send(req: FastifyRequest, upload: { account: string; fileName: string; data: Buffer }): Promise<{ header: Headers; data: Record<string, unknown> }>;
+    send(
+      req: FastifyRequest,
+      upload: { account: string; fileName: string; data: Buffer },
+    ): Promise<{ header: Headers; data: Record<string, unknown> }>;
   },
 ): Promise<void> {
   const cap = opts.maxBytes + 1;
@@ -124,9 +139,11 @@ export async function registerSmallUpload(
       schema: opts.schema,
       handler: async (req, reply) => {
         try {
-          if (!req.isMultipart()) await refuseInput(transport, req, `body: send multipart/form-data with ${accountField}, then the part file`, 'body');
+          if (!req.isMultipart())
+            await refuseInput(transport, req, `body: send multipart/form-data with ${accountField}, then the part file`, 'body');
           const { fields, file } = await fieldsThenFile(req, transport, { allowed: [accountField], what: 'the image' });
-          if (fields[accountField] === undefined) await refuseInput(transport, req, `${accountField}: is required, as a field before the file part`, accountField);
+          if (fields[accountField] === undefined)
+            await refuseInput(transport, req, `${accountField}: is required, as a field before the file part`, accountField);
           const data = await readCapped(file.file, cap);
           const res = await opts.send(req, { account: fields[accountField]!, fileName: file.filename ?? '', data });
           void forwardResponseHeaders(res.header, reply);

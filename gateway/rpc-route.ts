@@ -28,7 +28,11 @@ export type ValidatedRequest<S extends FastifySchema> = Omit<FastifyRequest, 'bo
   params: StaticOf<S['params']>;
 };
 
-export interface RpcRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage, S extends FastifySchema = FastifySchema> {
+export interface RpcRoute<
+  I extends DescMessage = DescMessage,
+  O extends DescMessage = DescMessage,
+  S extends FastifySchema = FastifySchema,
+> {
   method: HTTPMethods;
   url: string;
   summary: string;
@@ -112,7 +116,6 @@ export async function authorizeCaller(transport: Transport, req: FastifyRequest,
   await transport.unary(AuthService.method.authorize, undefined, undefined, forwardedHeaders(req), { access });
 }
 
-
 /**
  * Postgres text cannot hold U+0000 and its jsonb refuses a lone surrogate, and no field of ours has
  * a use for either: a request carrying one is refused naming the field, rather than failing in the
@@ -171,7 +174,13 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
           await authorizeCaller(transport, req, access);
           throw inputRefusal(invalid, req.validationError?.validationContext);
         }
-        const res = await transport.unary(route.rpc, undefined, undefined, forwardedHeaders(req), route.toRequest(req as ValidatedRequest<FastifySchema>));
+        const res = await transport.unary(
+          route.rpc,
+          undefined,
+          undefined,
+          forwardedHeaders(req),
+          route.toRequest(req as ValidatedRequest<FastifySchema>),
+        );
         forwardResponseHeaders(res.header, reply);
         return { code: 0, message: 'ok', data: route.toData(res.message) };
       },

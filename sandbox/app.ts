@@ -39,7 +39,10 @@ export async function buildSandboxApp(ctx: SandboxContext): Promise<FastifyInsta
       done(null, JSON.parse(text));
     } catch {
       const platform = platformOf(request.url);
-      done(platform === 'shop' ? SHOP.invalid('body', 'is not valid JSON') : new OfficialError(40000, 'Invalid JSON in the request body.'), undefined);
+      done(
+        platform === 'shop' ? SHOP.invalid('body', 'is not valid JSON') : new OfficialError(40000, 'Invalid JSON in the request body.'),
+        undefined,
+      );
     }
   });
   await app.register(formbody);

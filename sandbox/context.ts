@@ -95,7 +95,8 @@ function shopAccount(ctx: SandboxContext, request: FastifyRequest): Account {
   if ('shop_cipher' in query) throw SHOP.invalid('shop_cipher', 'is not accepted by creator endpoints');
   const multipart = String(request.headers['content-type'] ?? '').startsWith('multipart/form-data');
   const path = request.url.split('?')[0]!;
-  if (!verifyShopSignature(ctx.settings.shopAppSecret, path, query, multipart ? undefined : request.rawBody, query.sign)) throw SHOP.signature();
+  if (!verifyShopSignature(ctx.settings.shopAppSecret, path, query, multipart ? undefined : request.rawBody, query.sign))
+    throw SHOP.signature();
   const header = request.headers['x-tts-access-token'];
   const token = Array.isArray(header) ? header[0] : header;
   if (!token) throw SHOP.tokenInvalid();
@@ -121,7 +122,13 @@ export function officialRoute(
     url,
     handler: async (request, reply) => {
       const account = platform === 'shop' ? shopAccount(ctx, request) : businessAccount(ctx, request);
-      const entry = { platform, method, path: request.url.split('?')[0]!, openId: account.openId, at: new Date(ctx.clock.now()).toISOString() };
+      const entry = {
+        platform,
+        method,
+        path: request.url.split('?')[0]!,
+        openId: account.openId,
+        at: new Date(ctx.clock.now()).toISOString(),
+      };
       try {
         const data = await handler({ request, reply, account, ...paramsOf(request, platform) });
         ctx.journal.record({ ...entry, code: 0 });

@@ -36,8 +36,20 @@ export function grantTokens(ctx: SandboxContext, account: Account, scope: string
   const accessTtl = ctx.settings.accessTokenTtlSeconds[account.platform];
   const refreshTtl = ctx.settings.refreshTokenTtlSeconds;
   return {
-    access_token: ctx.tokens.issue({ platform: account.platform, kind: 'access', openId: account.openId, expiresAt: now + accessTtl, scope }),
-    refresh_token: ctx.tokens.issue({ platform: account.platform, kind: 'refresh', openId: account.openId, expiresAt: now + refreshTtl, scope }),
+    access_token: ctx.tokens.issue({
+      platform: account.platform,
+      kind: 'access',
+      openId: account.openId,
+      expiresAt: now + accessTtl,
+      scope,
+    }),
+    refresh_token: ctx.tokens.issue({
+      platform: account.platform,
+      kind: 'refresh',
+      openId: account.openId,
+      expiresAt: now + refreshTtl,
+      scope,
+    }),
     access_token_expires_at: now + accessTtl,
     refresh_token_expires_at: now + refreshTtl,
     expires_in: accessTtl,
@@ -69,7 +81,6 @@ export function controlRoutes(app: FastifyInstance, ctx: SandboxContext, registe
 
 export function registerControl(app: FastifyInstance, ctx: SandboxContext): void {
   controlRoutes(app, ctx, (control) => {
-
     control.get('/_sandbox/accounts', async (request) => {
       const platform = (request.query as { platform?: string }).platform;
       return { accounts: ctx.accounts.list(platform === undefined ? undefined : platformParam(platform)) };
@@ -105,7 +116,8 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
       let outcome: PublishOutcome;
       if (b.outcome === 'complete') outcome = { kind: 'complete' };
       else if (b.outcome === 'draft') outcome = { kind: 'draft' };
-      else if (b.outcome === 'failed') outcome = { kind: 'failed', reason: typeof b.reason === 'string' && b.reason ? b.reason : 'internal' };
+      else if (b.outcome === 'failed')
+        outcome = { kind: 'failed', reason: typeof b.reason === 'string' && b.reason ? b.reason : 'internal' };
       else throw new ControlError(400, 'outcome must be "complete", "failed" or "draft"');
       ctx.outcomes.push(account.openId, outcome);
       return { openId: account.openId, outcome };
@@ -118,7 +130,8 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
       const count = b.count === undefined ? 1 : Number(b.count);
       if (!Number.isInteger(count) || count < 1) throw new ControlError(400, 'count must be a positive integer');
       const hangMs = b.hangMs === undefined ? undefined : Number(b.hangMs);
-      if (hangMs !== undefined && (!Number.isInteger(hangMs) || hangMs < 0)) throw new ControlError(400, 'hangMs must be a non-negative integer');
+      if (hangMs !== undefined && (!Number.isInteger(hangMs) || hangMs < 0))
+        throw new ControlError(400, 'hangMs must be a non-negative integer');
       const fault = ctx.faults.add({
         kind: b.kind as FaultKind,
         count,
@@ -152,7 +165,12 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
     control.get('/_sandbox/webhooks/pushes', async () => ({ pushes: ctx.webhooks.history() }));
     control.get('/_sandbox/calls', async (request) => {
       const q = (request.query ?? {}) as { path?: string; openId?: string };
-      return { calls: ctx.journal.list({ path: typeof q.path === 'string' ? q.path : undefined, openId: typeof q.openId === 'string' ? q.openId : undefined }) };
+      return {
+        calls: ctx.journal.list({
+          path: typeof q.path === 'string' ? q.path : undefined,
+          openId: typeof q.openId === 'string' ? q.openId : undefined,
+        }),
+      };
     });
   });
 }

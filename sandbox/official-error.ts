@@ -19,7 +19,10 @@ export class OfficialError extends Error {
 
 /** Request ids look like the platform's: a timestamp followed by random hex. */
 export function requestId(): string {
-  const stamp = new Date().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:TZ.]/g, '')
+    .slice(0, 14);
   return `${stamp}${randomBytes(10).toString('hex').toUpperCase()}`;
 }
 
@@ -54,7 +57,8 @@ export const BUSINESS = {
 };
 
 export const SHOP = {
-  invalid: (field: string, why = 'is invalid') => new OfficialError(36009004, `Invalid request parameter: ${field} ${why.replace(/\.$/, '')}.`, 400),
+  invalid: (field: string, why = 'is invalid') =>
+    new OfficialError(36009004, `Invalid request parameter: ${field} ${why.replace(/\.$/, '')}.`, 400),
   missing: (field: string) => new OfficialError(36009004, `Invalid request parameter: ${field} is required.`, 400),
   signature: () => new OfficialError(106001, 'Invalid signature. Please check the signing algorithm.', 401),
   timestamp: () => new OfficialError(36009004, 'Invalid timestamp: it must not be earlier than 5 minutes before the current time.', 400),

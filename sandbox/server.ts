@@ -40,7 +40,13 @@ export function sandboxSettings(env: Env): SandboxSettings & { clockSpeed: numbe
   };
 }
 
-export async function startSandbox(opts: { host: string; port: number; logger: Logger; settings: SandboxSettings; clockSpeed?: number }): Promise<Sandbox> {
+export async function startSandbox(opts: {
+  host: string;
+  port: number;
+  logger: Logger;
+  settings: SandboxSettings;
+  clockSpeed?: number;
+}): Promise<Sandbox> {
   const clock = new SandboxClock({ speed: opts.clockSpeed ?? 1 });
   let baseUrl = `http://${opts.host}:${opts.port}`;
   const context: SandboxContext = {

@@ -17,7 +17,13 @@ export function shopSignature(secret: string, path: string, query: Record<string
   return createHmac('sha256', secret).update(base).digest('hex');
 }
 
-export function verifyShopSignature(secret: string, path: string, query: Record<string, string>, body: string | undefined, sign: string): boolean {
+export function verifyShopSignature(
+  secret: string,
+  path: string,
+  query: Record<string, string>,
+  body: string | undefined,
+  sign: string,
+): boolean {
   const expected = Buffer.from(shopSignature(secret, path, query, body));
   const given = Buffer.from(sign);
   return expected.length === given.length && timingSafeEqual(expected, given);

@@ -86,7 +86,12 @@ export class WebhookPusher {
   push(event: string, userOpenId: string, content: Record<string, unknown>, opts: { videoId?: string } = {}): PushRecord | undefined {
     const subscription = this.subscriptions.get(eventTypeOf(event));
     if (!subscription || this.closed) return undefined;
-    if (subscription.eventType === 'COMMENT' && subscription.itemList.length > 0 && opts.videoId && !subscription.itemList.includes(opts.videoId)) {
+    if (
+      subscription.eventType === 'COMMENT' &&
+      subscription.itemList.length > 0 &&
+      opts.videoId &&
+      !subscription.itemList.includes(opts.videoId)
+    ) {
       return undefined;
     }
     const body = JSON.stringify({

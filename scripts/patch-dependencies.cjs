@@ -33,7 +33,9 @@ for (const file of ['src/connection.js', 'cjs/src/connection.js']) {
   const text = fs.readFileSync(target, 'utf8');
   if (text.includes(MARKER)) continue;
   if (!text.includes(ORIGINAL)) {
-    console.warn(`patch-dependencies: postgres ${file} no longer has the unguarded nextWrite; review the patch in scripts/patch-dependencies.cjs`);
+    console.warn(
+      `patch-dependencies: postgres ${file} no longer has the unguarded nextWrite; review the patch in scripts/patch-dependencies.cjs`,
+    );
     continue;
   }
   fs.writeFileSync(target, text.replace(ORIGINAL, GUARDED));

@@ -46,7 +46,10 @@ export interface CallOptions {
 }
 
 /** The input may be left out when nothing in it is required (client.seats.list(), client.videos.list()). */
-type Call<T extends Shape> = {} extends Input<T> ? (input?: Input<T>, options?: CallOptions) => Promise<T['data']> : (input: Input<T>, options?: CallOptions) => Promise<T['data']>;
+type Call<T extends Shape> =
+  {} extends Input<T>
+    ? (input?: Input<T>, options?: CallOptions) => Promise<T['data']>
+    : (input: Input<T>, options?: CallOptions) => Promise<T['data']>;
 
 /** The methods the client has: one per endpoint of the table, grouped as the table groups them. */
 export type Api<Tree> = { [K in keyof Tree]: Tree[K] extends Endpoint<infer S> ? Call<S> : Api<Tree[K]> };
@@ -63,7 +66,9 @@ const FILE_FREEING_STATUSES = new Set(['publish_failed', 'service_error']);
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 function isEndpoint(value: unknown): value is Endpoint {
-  return !!value && typeof value === 'object' && typeof (value as Endpoint).method === 'string' && typeof (value as Endpoint).path === 'string';
+  return (
+    !!value && typeof value === 'object' && typeof (value as Endpoint).method === 'string' && typeof (value as Endpoint).path === 'string'
+  );
 }
 
 export function createVpsClient(config: ClientConfig): VpsClient {
@@ -72,7 +77,8 @@ export function createVpsClient(config: ClientConfig): VpsClient {
 
   async function call<T extends Shape>(ep: Endpoint<T>, input: Input<T>, options: CallOptions = {}): Promise<T['data']> {
     const idempotencyKey = options.idempotencyKey ?? (WRITE_METHODS.has(ep.method) ? randomUUID() : undefined);
-    const retryPolicy = options.retry === false ? { ...policy, maxRateLimitRetries: 0, maxTransientRetries: 0 } : { ...policy, ...options.retry };
+    const retryPolicy =
+      options.retry === false ? { ...policy, maxRateLimitRetries: 0, maxTransientRetries: 0 } : { ...policy, ...options.retry };
     const counts: RetryCounts = { rateLimited: 0, transient: 0 };
     for (;;) {
       let replayable = true;
@@ -83,7 +89,14 @@ export function createVpsClient(config: ClientConfig): VpsClient {
         const decision = decideRetry(err, counts, retryPolicy);
         if (!decision.retry) throw err;
         counts[decision.kind]++;
-        config.onRetry?.({ method: ep.method, path: ep.path, error: err, kind: decision.kind, retry: counts.rateLimited + counts.transient, delayMs: decision.delayMs });
+        config.onRetry?.({
+          method: ep.method,
+          path: ep.path,
+          error: err,
+          kind: decision.kind,
+          retry: counts.rateLimited + counts.transient,
+          delayMs: decision.delayMs,
+        });
         await sleep(decision.delayMs, options.signal);
         // A 2002 is refused before any work is done; only a failure after the request may have
         // arrived (a lost answer, a timeout, an upstream failure) can have left an earlier attempt.
@@ -109,7 +122,13 @@ export function createVpsClient(config: ClientConfig): VpsClient {
     return record && !FILE_FREEING_STATUSES.has(record.status) ? { ...record, earlierAttempt: true } : undefined;
   }
 
-  async function attempt(ep: Endpoint, input: Input<Shape>, options: CallOptions, idempotencyKey: string | undefined, setReplayable: (r: boolean) => void): Promise<unknown> {
+  async function attempt(
+    ep: Endpoint,
+    input: Input<Shape>,
+    options: CallOptions,
+    idempotencyKey: string | undefined,
+    setReplayable: (r: boolean) => void,
+  ): Promise<unknown> {
     const url = new URL(baseUrl + fillPath(ep.path, input.params));
     for (const [name, value] of Object.entries(input.query ?? {})) {
       if (value === undefined || value === null) continue;
@@ -129,13 +148,22 @@ export function createVpsClient(config: ClientConfig): VpsClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(input.body);
     }
-    const signals = [options.signal, ep.upload ? undefined : AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)].filter((s): s is AbortSignal => s !== undefined);
+    const signals = [options.signal, ep.upload ? undefined : AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
     let res: Response;
     let text: string;
     try {
-      res = await fetch(url, { method: ep.method, headers, body: body as RequestInit['body'], signal: signals.length ? AbortSignal.any(signals) : undefined, duplex: 'half' } as RequestInit);
+      res = await fetch(url, {
+        method: ep.method,
+        headers,
+        body: body as RequestInit['body'],
+        signal: signals.length ? AbortSignal.any(signals) : undefined,
+        duplex: 'half',
+      } as RequestInit);
       const type = res.headers.get('content-type') ?? '';
-      if (ep.answersFile && res.ok && !type.startsWith('application/json')) return { contentType: type, bytes: new Uint8Array(await res.arrayBuffer()) };
+      if (ep.answersFile && res.ok && !type.startsWith('application/json'))
+        return { contentType: type, bytes: new Uint8Array(await res.arrayBuffer()) };
       text = await res.text();
     } catch (err) {
       if (options.signal?.aborted) throw err;
@@ -151,14 +179,23 @@ export function createVpsClient(config: ClientConfig): VpsClient {
     if (!isEnvelope(parsed)) throw new VpsNetworkError(`${ep.method} ${url.pathname}: HTTP ${res.status} without the service's envelope`);
     if (parsed.code === 0) return parsed.data;
     const data = parsed.data && typeof parsed.data === 'object' ? (parsed.data as Record<string, unknown>) : {};
-    throw new VpsApiError(parsed.code, parsed.message, res.status, data, parseRetryAfter(res.headers.get('retry-after')), res.headers.get('x-request-id') ?? undefined);
+    throw new VpsApiError(
+      parsed.code,
+      parsed.message,
+      res.status,
+      data,
+      parseRetryAfter(res.headers.get('retry-after')),
+      res.headers.get('x-request-id') ?? undefined,
+    );
   }
 
   const build = (tree: Record<string, unknown>): Record<string, unknown> =>
     Object.fromEntries(
       Object.entries(tree).map(([name, value]) => [
         name,
-        isEndpoint(value) ? (input: Input<Shape>, options?: CallOptions) => call(value, input ?? {}, options) : build(value as Record<string, unknown>),
+        isEndpoint(value)
+          ? (input: Input<Shape>, options?: CallOptions) => call(value, input ?? {}, options)
+          : build(value as Record<string, unknown>),
       ]),
     );
   return { ...(build(ENDPOINTS) as Api<typeof ENDPOINTS>), call, config: { baseUrl, apiKey: config.apiKey } };

@@ -39,7 +39,11 @@ export interface Endpoint<T extends Shape = Shape> {
   readonly shape?: T;
 }
 
-export function endpoint<T extends Shape>(method: HttpMethod, path: string, extra: { upload?: boolean; answersFile?: boolean; checkEarlierAttempt?: boolean } = {}): Endpoint<T> {
+export function endpoint<T extends Shape>(
+  method: HttpMethod,
+  path: string,
+  extra: { upload?: boolean; answersFile?: boolean; checkEarlierAttempt?: boolean } = {},
+): Endpoint<T> {
   return { method, path, ...extra };
 }
 

@@ -73,8 +73,23 @@ import type {
   VideoPublishBody,
 } from '../gateway/schemas/publishing';
 import type { SeatJson } from '../gateway/schemas/seats';
-import type { MusicPageJson, MusicSearchBody, PhotoJson, PhotoUploadFields, ProductPageJson, ProductQueryBody } from '../gateway/schemas/shop-catalog';
-import type { ListVideosQuery, MultipartUploadFields, RemoteUploadBody, UploadedVideoJson, VideoIdParams, VideoJson, VideoPageJson } from '../gateway/schemas/videos';
+import type {
+  MusicPageJson,
+  MusicSearchBody,
+  PhotoJson,
+  PhotoUploadFields,
+  ProductPageJson,
+  ProductQueryBody,
+} from '../gateway/schemas/shop-catalog';
+import type {
+  ListVideosQuery,
+  MultipartUploadFields,
+  RemoteUploadBody,
+  UploadedVideoJson,
+  VideoIdParams,
+  VideoJson,
+  VideoPageJson,
+} from '../gateway/schemas/videos';
 import type {
   CreatedWebhookEndpointJson,
   CreateWebhookEndpointBody,
@@ -106,7 +121,11 @@ export const ENDPOINTS = {
     get: endpoint<{ params: Json<typeof VideoIdParams>; data: Json<typeof VideoJson> }>('GET', '/v1/videos/:id'),
     delete: endpoint<{ params: Json<typeof VideoIdParams>; data: Json<typeof VideoJson> }>('DELETE', '/v1/videos/:id'),
     /** A direct upload: the file streams from disk (or memory, or a stream) with progress. */
-    upload: endpoint<{ fields: Fields<Json<typeof MultipartUploadFields>>; file: UploadFile; data: Json<typeof UploadedVideoJson> }>('POST', '/v1/videos', { upload: true }),
+    upload: endpoint<{ fields: Fields<Json<typeof MultipartUploadFields>>; file: UploadFile; data: Json<typeof UploadedVideoJson> }>(
+      'POST',
+      '/v1/videos',
+      { upload: true },
+    ),
     /** A remote upload: the service fetches sourceUrl in a workflow. */
     uploadFromUrl: endpoint<{ body: Json<typeof RemoteUploadBody>; data: Json<typeof UploadedVideoJson> }>('POST', '/v1/videos'),
   },
@@ -116,11 +135,19 @@ export const ENDPOINTS = {
     videoLegacy: endpoint<{ body: Json<typeof LegacyVideoPublishBody>; data: Json<typeof PublishRecordJson> }>('POST', '/v1/publish/vplat'),
     photo: endpoint<{ body: Json<typeof PhotoPublishBody>; data: Json<typeof PublishRecordJson> }>('POST', `${BUSINESS}/photo/publish`),
     /** A shop post; a retry first asks /v1/publish/records for the earlier attempt. */
-    shop: endpoint<{ body: Json<typeof ShopPublishBody>; data: Json<typeof ShopPublishJson> }>('POST', '/v1/publish/tts', { checkEarlierAttempt: true }),
+    shop: endpoint<{ body: Json<typeof ShopPublishBody>; data: Json<typeof ShopPublishJson> }>('POST', '/v1/publish/tts', {
+      checkEarlierAttempt: true,
+    }),
     status: endpoint<{ query: Json<typeof PublishStatusQuery>; data: Json<typeof PublishStatusJson> }>('GET', `${BUSINESS}/publish/status`),
     /** Deprecated (removal in 1.6.x): use status with publishId. */
-    statusLegacy: endpoint<{ query: Json<typeof LegacyPublishStatusQuery>; data: Json<typeof PublishStatusJson> }>('GET', '/v1/publish/vplat/status'),
-    shopStatus: endpoint<{ query: Json<typeof ShopPublishStatusQuery>; data: Json<typeof PublishStatusJson> }>('GET', '/v1/publish/tts/status'),
+    statusLegacy: endpoint<{ query: Json<typeof LegacyPublishStatusQuery>; data: Json<typeof PublishStatusJson> }>(
+      'GET',
+      '/v1/publish/vplat/status',
+    ),
+    shopStatus: endpoint<{ query: Json<typeof ShopPublishStatusQuery>; data: Json<typeof PublishStatusJson> }>(
+      'GET',
+      '/v1/publish/tts/status',
+    ),
     records: endpoint<{ query?: Json<typeof ListRecordsQuery>; data: Json<typeof RecordPageJson> }>('GET', '/v1/publish/records'),
     hashtags: endpoint<{ query: Json<typeof HashtagQuery>; data: Json<typeof PassThroughJson> }>('GET', `${BUSINESS}/hashtag/suggestion`),
     locations: endpoint<{ query: Json<typeof LocationQuery>; data: Json<typeof PassThroughJson> }>('GET', `${BUSINESS}/publish/location`),
@@ -134,60 +161,119 @@ export const ENDPOINTS = {
     products: endpoint<{ body: Json<typeof ProductQueryBody>; data: Json<typeof ProductPageJson> }>('POST', '/v1/products/query'),
     music: endpoint<{ body: Json<typeof MusicSearchBody>; data: Json<typeof MusicPageJson> }>('POST', '/v1/music/search'),
     /** A cover photo for a shop post: its photoUri is the post's coverUri. */
-    photos: endpoint<{ fields: Fields<Json<typeof PhotoUploadFields>>; file: UploadFile; data: Json<typeof PhotoJson> }>('POST', '/v1/photos', { upload: true }),
+    photos: endpoint<{ fields: Fields<Json<typeof PhotoUploadFields>>; file: UploadFile; data: Json<typeof PhotoJson> }>(
+      'POST',
+      '/v1/photos',
+      { upload: true },
+    ),
   },
   comments: {
     list: endpoint<{ query: Json<typeof CommentListQuery>; data: Json<typeof CommentPageJson> }>('GET', `${COMMENT}/list`),
     replies: endpoint<{ query: Json<typeof CommentReplyListQuery>; data: Json<typeof CommentPageJson> }>('GET', `${COMMENT}/reply/list`),
     create: endpoint<{ body: Json<typeof CommentCreateBody>; data: Json<typeof CommentCreatedJson> }>('POST', `${COMMENT}/create`),
-    reply: endpoint<{ body: Json<typeof CommentReplyCreateBody>; data: Json<typeof CommentCreatedJson> }>('POST', `${COMMENT}/reply/create`),
+    reply: endpoint<{ body: Json<typeof CommentReplyCreateBody>; data: Json<typeof CommentCreatedJson> }>(
+      'POST',
+      `${COMMENT}/reply/create`,
+    ),
     like: endpoint<{ body: Json<typeof CommentLikeBody>; data: Json<typeof EmptyJson> }>('POST', `${COMMENT}/like`),
     hide: endpoint<{ body: Json<typeof CommentHideBody>; data: Json<typeof EmptyJson> }>('POST', `${COMMENT}/hide`),
     delete: endpoint<{ body: Json<typeof CommentDeleteBody>; data: Json<typeof EmptyJson> }>('POST', `${COMMENT}/delete`),
   },
   messages: {
-    conversations: endpoint<{ query: Json<typeof ConversationListQuery>; data: Json<typeof FlatJson> }>('GET', `${MESSAGE}/conversation/list`),
+    conversations: endpoint<{ query: Json<typeof ConversationListQuery>; data: Json<typeof FlatJson> }>(
+      'GET',
+      `${MESSAGE}/conversation/list`,
+    ),
     list: endpoint<{ query: Json<typeof MessageListQuery>; data: Json<typeof FlatJson> }>('GET', `${MESSAGE}/content/list`),
     send: endpoint<{ body: Json<typeof SendMessageBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/send`),
     capabilities: endpoint<{ query: Json<typeof CapabilitiesQuery>; data: Json<typeof FlatJson> }>('GET', `${MESSAGE}/capabilities/get`),
     /** An image for imageMediaId of send (JPG or PNG, at most 3 MB). */
-    uploadMedia: endpoint<{ fields: Fields<Json<typeof MessageMediaUploadFields>>; file: UploadFile; data: Json<typeof MediaUploadJson> }>('POST', `${MESSAGE}/media/upload`, { upload: true }),
-    downloadMedia: endpoint<{ body: Json<typeof MediaDownloadBody>; data: Json<typeof MediaDownloadJson> }>('POST', `${MESSAGE}/media/download`),
+    uploadMedia: endpoint<{ fields: Fields<Json<typeof MessageMediaUploadFields>>; file: UploadFile; data: Json<typeof MediaUploadJson> }>(
+      'POST',
+      `${MESSAGE}/media/upload`,
+      { upload: true },
+    ),
+    downloadMedia: endpoint<{ body: Json<typeof MediaDownloadBody>; data: Json<typeof MediaDownloadJson> }>(
+      'POST',
+      `${MESSAGE}/media/download`,
+    ),
     /** The media's bytes, fetched by the service with the account's token. */
-    fetchMedia: endpoint<{ query: Json<typeof MediaDownloadBody>; data: FileAnswer }>('GET', `${MESSAGE}/media/content`, { answersFile: true }),
+    fetchMedia: endpoint<{ query: Json<typeof MediaDownloadBody>; data: FileAnswer }>('GET', `${MESSAGE}/media/content`, {
+      answersFile: true,
+    }),
     autoMessages: {
       get: endpoint<{ body: Json<typeof AutoMessageGetBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/get`),
       create: endpoint<{ body: Json<typeof AutoMessageCreateBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/create`),
       update: endpoint<{ body: Json<typeof AutoMessageUpdateBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/update`),
       delete: endpoint<{ body: Json<typeof AutoMessageDeleteBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/delete`),
       sort: endpoint<{ body: Json<typeof AutoMessageSortBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/sort`),
-      setStatus: endpoint<{ body: Json<typeof AutoMessageStatusBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/status/update`),
+      setStatus: endpoint<{ body: Json<typeof AutoMessageStatusBody>; data: Json<typeof FlatJson> }>(
+        'POST',
+        `${MESSAGE}/auto_message/status/update`,
+      ),
     },
   },
   insights: {
     account: endpoint<{ query: Json<typeof AccountInsightsQuery>; data: Json<typeof AccountInsightsJson> }>('GET', `${BUSINESS}/get`),
     videos: endpoint<{ query: Json<typeof VideoInsightsQuery>; data: Json<typeof VideoInsightsJson> }>('GET', `${BUSINESS}/video/list`),
     /** Deprecated (removal in 1.6.x): use videos with videoIds. */
-    postStatsLegacy: endpoint<{ query: Json<typeof LegacyPostStatsQuery>; data: Json<typeof VideoInsightsJson> }>('GET', '/v1/publish/stats'),
+    postStatsLegacy: endpoint<{ query: Json<typeof LegacyPostStatsQuery>; data: Json<typeof VideoInsightsJson> }>(
+      'GET',
+      '/v1/publish/stats',
+    ),
     benchmark: endpoint<{ query: Json<typeof BenchmarkQuery>; data: Json<typeof BenchmarkJson> }>('GET', `${BUSINESS}/benchmark`),
-    videoSettings: endpoint<{ query: Json<typeof AccountQuery>; data: Json<typeof VideoSettingsJson> }>('GET', `${BUSINESS}/video/settings`),
+    videoSettings: endpoint<{ query: Json<typeof AccountQuery>; data: Json<typeof VideoSettingsJson> }>(
+      'GET',
+      `${BUSINESS}/video/settings`,
+    ),
   },
   webhooks: {
-    create: endpoint<{ body: Json<typeof CreateWebhookEndpointBody>; data: Json<typeof CreatedWebhookEndpointJson> }>('POST', '/v1/webhook-endpoints'),
+    create: endpoint<{ body: Json<typeof CreateWebhookEndpointBody>; data: Json<typeof CreatedWebhookEndpointJson> }>(
+      'POST',
+      '/v1/webhook-endpoints',
+    ),
     list: endpoint<{ data: Items<Json<typeof ListedWebhookEndpointJson>> }>('GET', '/v1/webhook-endpoints'),
-    delete: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof DeletedEndpointJson> }>('DELETE', '/v1/webhook-endpoints/:id'),
+    delete: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof DeletedEndpointJson> }>(
+      'DELETE',
+      '/v1/webhook-endpoints/:id',
+    ),
     /** The new secret is in the answer, once. */
-    rotateSecret: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof CreatedWebhookEndpointJson> }>('POST', '/v1/webhook-endpoints/:id/rotate-secret'),
-    enable: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof WebhookEndpointJson> }>('POST', '/v1/webhook-endpoints/:id/enable'),
-    test: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof TestEventJson> }>('POST', '/v1/webhook-endpoints/:id/test'),
-    recover: endpoint<{ params: Json<typeof EndpointIdParams>; body: Json<typeof RecoverEndpointBody>; data: Json<typeof RecoveredJson> }>('POST', '/v1/webhook-endpoints/:id/recover'),
-    deliveries: endpoint<{ params: Json<typeof EndpointIdParams>; query?: Json<typeof ListDeliveriesQuery>; data: Json<typeof DeliveryPageJson> }>('GET', '/v1/webhook-endpoints/:id/deliveries'),
+    rotateSecret: endpoint<{
+      params: Json<typeof EndpointIdParams>;
+      body?: Json<typeof EmptyActionBody>;
+      data: Json<typeof CreatedWebhookEndpointJson>;
+    }>('POST', '/v1/webhook-endpoints/:id/rotate-secret'),
+    enable: endpoint<{
+      params: Json<typeof EndpointIdParams>;
+      body?: Json<typeof EmptyActionBody>;
+      data: Json<typeof WebhookEndpointJson>;
+    }>('POST', '/v1/webhook-endpoints/:id/enable'),
+    test: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof TestEventJson> }>(
+      'POST',
+      '/v1/webhook-endpoints/:id/test',
+    ),
+    recover: endpoint<{ params: Json<typeof EndpointIdParams>; body: Json<typeof RecoverEndpointBody>; data: Json<typeof RecoveredJson> }>(
+      'POST',
+      '/v1/webhook-endpoints/:id/recover',
+    ),
+    deliveries: endpoint<{
+      params: Json<typeof EndpointIdParams>;
+      query?: Json<typeof ListDeliveriesQuery>;
+      data: Json<typeof DeliveryPageJson>;
+    }>('GET', '/v1/webhook-endpoints/:id/deliveries'),
   },
   events: {
     list: endpoint<{ query?: Json<typeof ListEventsQuery>; data: Json<typeof EventPageJson> }>('GET', '/v1/events'),
     get: endpoint<{ params: Json<typeof EventIdParams>; data: Json<typeof EventJson> }>('GET', '/v1/events/:id'),
-    redeliver: endpoint<{ params: Json<typeof EventIdParams>; body?: Json<typeof RedeliverBody>; data: Json<typeof RedeliveriesJson> }>('POST', '/v1/events/:id/redeliver'),
-    deliveries: endpoint<{ params: Json<typeof EventIdParams>; query?: Json<typeof ListDeliveriesQuery>; data: Json<typeof DeliveryPageJson> }>('GET', '/v1/events/:id/deliveries'),
+    redeliver: endpoint<{ params: Json<typeof EventIdParams>; body?: Json<typeof RedeliverBody>; data: Json<typeof RedeliveriesJson> }>(
+      'POST',
+      '/v1/events/:id/redeliver',
+    ),
+    deliveries: endpoint<{
+      params: Json<typeof EventIdParams>;
+      query?: Json<typeof ListDeliveriesQuery>;
+      data: Json<typeof DeliveryPageJson>;
+    }>('GET', '/v1/events/:id/deliveries'),
   },
   deliveries: {
     /** Every endpoint's deliveries, newest first; the same filters as one endpoint's log. */

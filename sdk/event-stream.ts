@@ -252,7 +252,14 @@ async function connect(options: EventStreamOptions, lastEventId: string | undefi
     throw new VpsNetworkError(`GET ${url.pathname}: HTTP ${res.status} without an event stream or the service's envelope`);
   }
   const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
-  const error = new VpsApiError(body.code, body.message, res.status, data, parseRetryAfter(res.headers.get('retry-after')), res.headers.get('x-request-id') ?? undefined);
+  const error = new VpsApiError(
+    body.code,
+    body.message,
+    res.status,
+    data,
+    parseRetryAfter(res.headers.get('retry-after')),
+    res.headers.get('x-request-id') ?? undefined,
+  );
   if (body.code === 2002) return { reason: `${body.code} ${body.message}`, waitMs: (error.retryAfterSeconds ?? 1) * 1_000 };
   // The spec: codes 1001 to 2007 are not retried blindly; the request must change first.
   if (body.code >= 1001 && body.code <= 2007) throw error;

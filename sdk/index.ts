@@ -4,7 +4,16 @@ export { ENDPOINTS } from './endpoints';
 export type { Endpoint, FileAnswer, UploadFile } from './endpoint';
 export { VpsApiError, VpsNetworkError, type Envelope } from './errors';
 export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy';
-export { LOG_START_ID, SseParser, streamEvents, type EventStreamOptions, type ReconnectBackoff, type SseFrame, type StreamedEvent, type StreamState } from './event-stream';
+export {
+  LOG_START_ID,
+  SseParser,
+  streamEvents,
+  type EventStreamOptions,
+  type ReconnectBackoff,
+  type SseFrame,
+  type StreamedEvent,
+  type StreamState,
+} from './event-stream';
 export {
   constructWebhookEvent,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,

@@ -25,7 +25,11 @@ export function fileName(file: UploadFile): string {
   return 'path' in file ? (file.name ?? path.basename(file.path)) : file.name;
 }
 
-export function multipartBody(fields: object, file: UploadFile, onProgress?: (sentBytes: number, totalBytes: number | undefined) => void): MultipartBody {
+export function multipartBody(
+  fields: object,
+  file: UploadFile,
+  onProgress?: (sentBytes: number, totalBytes: number | undefined) => void,
+): MultipartBody {
   const boundary = `----vps-${randomBytes(12).toString('hex')}`;
   const fileBytes = 'path' in file ? fs.statSync(file.path).size : 'bytes' in file ? file.bytes.byteLength : file.size;
   async function* generate(): AsyncGenerator<Uint8Array> {
@@ -36,7 +40,8 @@ export function multipartBody(fields: object, file: UploadFile, onProgress?: (se
     }
     head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quoted(fileName(file))}\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`;
     yield Buffer.from(head);
-    const source: AsyncIterable<Uint8Array> = 'path' in file ? fs.createReadStream(file.path) : 'bytes' in file ? chunks(file.bytes) : file.stream;
+    const source: AsyncIterable<Uint8Array> =
+      'path' in file ? fs.createReadStream(file.path) : 'bytes' in file ? chunks(file.bytes) : file.stream;
     let sent = 0;
     onProgress?.(0, fileBytes);
     for await (const chunk of source) {

@@ -48,7 +48,8 @@ export function decideRetry(err: unknown, counts: RetryCounts, policy: RetryPoli
     if (counts.rateLimited >= policy.maxRateLimitRetries) return { retry: false, why: `still limited after ${counts.rateLimited} retries` };
     // Without a Retry-After (never the case for 2002 from this service) a second is a safe floor.
     const delayMs = (err.retryAfterSeconds ?? 1) * 1_000;
-    if (delayMs > policy.maxRetryAfterMs) return { retry: false, why: `Retry-After ${err.retryAfterSeconds} s is longer than the client waits` };
+    if (delayMs > policy.maxRetryAfterMs)
+      return { retry: false, why: `Retry-After ${err.retryAfterSeconds} s is longer than the client waits` };
     return { retry: true, kind: 'rateLimited', delayMs };
   }
   if (isTransient(err)) {
@@ -60,5 +61,8 @@ export function decideRetry(err: unknown, counts: RetryCounts, policy: RetryPoli
     if (serverHint > policy.maxRetryAfterMs) return { retry: false, why: `Retry-After ${hintSeconds} s is longer than the client waits` };
     return { retry: true, kind: 'transient', delayMs: Math.max(serverHint, Math.round(ceiling / 2 + (random() * ceiling) / 2)) };
   }
-  return { retry: false, why: err instanceof VpsApiError ? `code ${err.code} is not retried: fix the request first` : 'not a failure a retry can help' };
+  return {
+    retry: false,
+    why: err instanceof VpsApiError ? `code ${err.code} is not retried: fix the request first` : 'not a failure a retry can help',
+  };
 }

@@ -57,7 +57,9 @@ export class SignatureTimestampError extends WebhookSignatureError {
     readonly nowSeconds: number,
     readonly toleranceSeconds: number,
   ) {
-    super(`signature timestamp ${timestamp} is ${Math.abs(nowSeconds - timestamp)} s from now (${nowSeconds}); the tolerance is ${toleranceSeconds} s`);
+    super(
+      `signature timestamp ${timestamp} is ${Math.abs(nowSeconds - timestamp)} s from now (${nowSeconds}); the tolerance is ${toleranceSeconds} s`,
+    );
   }
 }
 
@@ -66,7 +68,9 @@ export class SignatureMismatchError extends WebhookSignatureError {
   override readonly name = 'SignatureMismatchError';
   readonly reason = 'no_matching_signature';
   constructor(readonly signatureCount: number) {
-    super(`none of the ${signatureCount} v1 signature(s) matches the body and secret: check the secret, and verify the raw body as received, before any JSON parsing`);
+    super(
+      `none of the ${signatureCount} v1 signature(s) matches the body and secret: check the secret, and verify the raw body as received, before any JSON parsing`,
+    );
   }
 }
 
@@ -88,7 +92,8 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
 /** Step 1: the header's t and v1 values. Unknown keys are skipped, as a later scheme (v2=…) would be. */
 export function parseSignatureHeader(header: string | readonly string[] | null | undefined): ParsedSignatureHeader {
   if (header === undefined || header === null || header === '') throw new MissingSignatureHeaderError();
-  if (typeof header !== 'string') throw new MalformedSignatureHeaderError(`${SIGNATURE_HEADER} was sent ${header.length} times; expected once`);
+  if (typeof header !== 'string')
+    throw new MalformedSignatureHeaderError(`${SIGNATURE_HEADER} was sent ${header.length} times; expected once`);
   let timestamp: number | undefined;
   const signatures: string[] = [];
   for (const part of header.split(',')) {
@@ -123,7 +128,12 @@ export function expectedSignature(secret: string, timestamp: number, rawBody: st
  * the X-Service-Signature value (`req.headers['x-service-signature']` as is), `secret` the
  * endpoint's secret as the creation or rotation answer returned it.
  */
-export function verifyWebhookSignature(rawBody: string | Uint8Array, header: string | readonly string[] | null | undefined, secret: string, options: VerifyWebhookOptions = {}): { timestamp: number } {
+export function verifyWebhookSignature(
+  rawBody: string | Uint8Array,
+  header: string | readonly string[] | null | undefined,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): { timestamp: number } {
   if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhookSignature needs the endpoint secret');
   const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
   if (!(toleranceSeconds >= 0)) throw new RangeError(`toleranceSeconds must be 0 or more, got ${toleranceSeconds}`);
@@ -139,7 +149,12 @@ export function verifyWebhookSignature(rawBody: string | Uint8Array, header: str
 }
 
 /** Verifies a push as verifyWebhookSignature does, then returns its body as the event it is. */
-export function constructWebhookEvent(rawBody: string | Uint8Array, header: string | readonly string[] | null | undefined, secret: string, options?: VerifyWebhookOptions): WebhookEvent {
+export function constructWebhookEvent(
+  rawBody: string | Uint8Array,
+  header: string | readonly string[] | null | undefined,
+  secret: string,
+  options?: VerifyWebhookOptions,
+): WebhookEvent {
   verifyWebhookSignature(rawBody, header, secret, options);
   return JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8')) as WebhookEvent;
 }

@@ -55,7 +55,12 @@ function fileHash(file: string): string | undefined {
 function requestKey(source: WorkflowBundleSource): string {
   const sdk = (JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
   const folder = path.dirname(source.workflowsPath);
-  return JSON.stringify({ sdk, workflowsPath: source.workflowsPath, interceptorModules: source.interceptorModules, names: readdirSync(folder).sort() });
+  return JSON.stringify({
+    sdk,
+    workflowsPath: source.workflowsPath,
+    interceptorModules: source.interceptorModules,
+    names: readdirSync(folder).sort(),
+  });
 }
 
 function readKept(file: string, request: string): string | undefined {
@@ -84,7 +89,10 @@ function inputsOf(code: string, builtIn: string): Record<string, string> {
 }
 
 /** The bundle's code, and the file it is kept in (none when it could not be kept). */
-export async function workflowBundle(source: WorkflowBundleSource, opts: { cacheDir?: string; logger: Logger }): Promise<{ code: string; keptIn?: string }> {
+export async function workflowBundle(
+  source: WorkflowBundleSource,
+  opts: { cacheDir?: string; logger: Logger },
+): Promise<{ code: string; keptIn?: string }> {
   const cacheDir = opts.cacheDir ?? DEFAULT_BUNDLE_CACHE_DIR;
   const request = requestKey(source);
   const file = path.join(cacheDir, `bundle-${sha256(request).slice(0, 16)}.json`);
@@ -93,7 +101,11 @@ export async function workflowBundle(source: WorkflowBundleSource, opts: { cache
 
   const started = Date.now();
   const builtIn = process.cwd();
-  const { code } = await bundleWorkflowCode({ workflowsPath: source.workflowsPath, workflowInterceptorModules: source.interceptorModules, logger: quietBundler(opts.logger) });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: source.workflowsPath,
+    workflowInterceptorModules: source.interceptorModules,
+    logger: quietBundler(opts.logger),
+  });
   const entry: KeptBundle = { request, inputs: inputsOf(code, builtIn), code };
   try {
     mkdirSync(cacheDir, { recursive: true });
@@ -106,7 +118,10 @@ export async function workflowBundle(source: WorkflowBundleSource, opts: { cache
       rmSync(partial, { force: true });
       throw err;
     }
-    opts.logger.info({ ms: Date.now() - started, inputs: Object.keys(entry.inputs).length, file }, 'workflow bundle built and kept for the next start');
+    opts.logger.info(
+      { ms: Date.now() - started, inputs: Object.keys(entry.inputs).length, file },
+      'workflow bundle built and kept for the next start',
+    );
     return { code, keptIn: file };
   } catch (err) {
     opts.logger.warn({ err, cacheDir }, 'workflow bundle built, but it could not be kept: every start will build it again');
@@ -116,7 +131,8 @@ export async function workflowBundle(source: WorkflowBundleSource, opts: { cache
 
 /** webpack's progress report is not news: only its warnings and errors reach our log. */
 function quietBundler(logger: Logger) {
-  const log = (level: 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) => logger[level]({ ...meta }, `workflow bundler: ${message}`);
+  const log = (level: 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
+    logger[level]({ ...meta }, `workflow bundler: ${message}`);
   const quiet = () => undefined;
   const warn = log('warn');
   const error = log('error');
@@ -126,6 +142,7 @@ function quietBundler(logger: Logger) {
     info: quiet,
     warn,
     error,
-    log: (level: string, message: string, meta?: Record<string, unknown>) => (level === 'ERROR' ? error(message, meta) : level === 'WARN' ? warn(message, meta) : undefined),
+    log: (level: string, message: string, meta?: Record<string, unknown>) =>
+      level === 'ERROR' ? error(message, meta) : level === 'WARN' ? warn(message, meta) : undefined,
   };
 }

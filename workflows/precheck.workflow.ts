@@ -56,7 +56,10 @@ export async function precheckWorkflow(input: PrecheckInput): Promise<PrecheckOu
   }
   if (isOutcome(progress)) return progress;
   const seconds = Math.round((input.pollAttempts * input.pollIntervalMs) / 1000);
-  return end(precheckId, `the shop gave no result after ${input.pollAttempts} polls over ${seconds} s${lastFailure ? ` (last poll: ${lastFailure})` : ''}; submit the pre-check again`);
+  return end(
+    precheckId,
+    `the shop gave no result after ${input.pollAttempts} polls over ${seconds} s${lastFailure ? ` (last poll: ${lastFailure})` : ''}; submit the pre-check again`,
+  );
 }
 
 async function end(precheckId: string, reason: string): Promise<PrecheckOutcome> {

@@ -9,7 +9,6 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@te
 import type { Activities } from '../activities';
 import { TERMINAL_PUBLISH_STATUSES, type PublishInput, type PublishStep } from './shared';
 
-
 const isTerminal = (step: PublishStep) => TERMINAL_PUBLISH_STATUSES.includes(step.status);
 
 function failureText(err: unknown): string {
@@ -49,7 +48,12 @@ export async function publishWorkflow(input: PublishInput): Promise<PublishStep>
 
   if (outcomeUnknown && input.track === 'shop') {
     // The shop lists no creator's posts to look in, and its file id is consumed either way.
-    return endPublish({ recordId, status: 'publish_unconfirmed', reason: 'the shop did not answer the post; its file id is consumed either way, so the post is not sent again: check the creator\'s videos' });
+    return endPublish({
+      recordId,
+      status: 'publish_unconfirmed',
+      reason:
+        "the shop did not answer the post; its file id is consumed either way, so the post is not sent again: check the creator's videos",
+    });
   }
   if (outcomeUnknown) {
     // Nothing to poll without a share id: look for the post at the same cadence.
@@ -58,7 +62,11 @@ export async function publishWorkflow(input: PublishInput): Promise<PublishStep>
       step = await reconcilePublish({ recordId }).catch(() => step);
       if (isTerminal(step)) return step;
     }
-    return endPublish({ recordId, status: 'publish_unconfirmed', reason: 'the platform did not confirm the publish and no matching post was found; check the account before publishing again' });
+    return endPublish({
+      recordId,
+      status: 'publish_unconfirmed',
+      reason: 'the platform did not confirm the publish and no matching post was found; check the account before publishing again',
+    });
   }
 
   for (const pause of pauses) {
@@ -71,11 +79,19 @@ export async function publishWorkflow(input: PublishInput): Promise<PublishStep>
     step = await reconcilePublish({ recordId }).catch(() => step);
   }
   if (!isTerminal(step)) {
-    return endPublish({ recordId, status: 'publish_unconfirmed', reason: 'the platform reported no final status in time and no matching post was found; check the account before publishing again' });
+    return endPublish({
+      recordId,
+      status: 'publish_unconfirmed',
+      reason: 'the platform reported no final status in time and no matching post was found; check the account before publishing again',
+    });
   }
 
   // The post id follows completion by minutes; each arrival is a change, logged as an event.
-  for (let waited = 0; input.track === 'video' && step.status === 'publish_complete' && !step.hasPostId && waited < input.postIdWaitMs; waited += input.pollIntervalMs) {
+  for (
+    let waited = 0;
+    input.track === 'video' && step.status === 'publish_complete' && !step.hasPostId && waited < input.postIdWaitMs;
+    waited += input.pollIntervalMs
+  ) {
     await sleep(input.pollIntervalMs);
     step = await refreshPublish({ recordId }).catch(() => step);
   }

@@ -169,15 +169,15 @@ export interface PublishInput extends PublishTimings {
 
 /** The normalized statuses (core/db/schema/media.ts), restated as a type the workflow bundle can hold. */
 export type PublishStatusValue =
-  | 'submitted'
-  | 'publish_processing'
-  | 'publish_complete'
-  | 'publish_failed'
-  | 'publish_draft_inbox'
-  | 'service_error';
+  'submitted' | 'publish_processing' | 'publish_complete' | 'publish_failed' | 'publish_draft_inbox' | 'service_error';
 
 /** Statuses no poll can change: a workflow stops following the record there. */
-export const TERMINAL_PUBLISH_STATUSES: readonly PublishStatusValue[] = ['publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'];
+export const TERMINAL_PUBLISH_STATUSES: readonly PublishStatusValue[] = [
+  'publish_complete',
+  'publish_failed',
+  'publish_draft_inbox',
+  'service_error',
+];
 
 /**
  * How a workflow ends a publish it cannot take further: service_error (nothing reached the

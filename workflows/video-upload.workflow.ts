@@ -24,7 +24,13 @@ const shop = proxyActivities<Activities>({
   // A 100 MB file over a slow link; the activity's own upload timeout is 10 minutes. Uploading the
   // same file twice costs only an unused file id, so a failed hand-off is simply tried again.
   startToCloseTimeout: '11 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 export async function videoUploadWorkflow(input: VideoUploadInput): Promise<VideoUploadResult> {
@@ -37,12 +43,21 @@ export async function videoUploadWorkflow(input: VideoUploadInput): Promise<Vide
     // an activity's type and id, not its timeouts, and inputs without it keep 30 s: no patch needed.
     heartbeatTimeout: input.fetchHeartbeatTimeoutMs ?? '30 seconds',
     // Network errors and 5xx: a few tries, then the record fails with the last reason.
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
   });
   try {
     const plan = await records.prepareVideoUpload({ videoId });
     if (!plan.active) return { status: 'expired' };
-    if (plan.needsFetch && !(await fetcher.fetchVideoSource({ videoId, maxBytes: input.maxBytes, timeoutMs: input.fetchTimeoutMs })).stored) {
+    if (
+      plan.needsFetch &&
+      !(await fetcher.fetchVideoSource({ videoId, maxBytes: input.maxBytes, timeoutMs: input.fetchTimeoutMs })).stored
+    ) {
       return { status: 'expired' };
     }
     if (plan.track === 'shop') {

@@ -22,7 +22,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   // Bounded by the attempt's own timeout: an attempt lost with its worker (killed, or a task that
   // never ran) is given to another worker within seconds, not minutes, and an event arrives late
   // by that much at most. The attempt number keeps the log free of doubles.
-  const { attemptDelivery } = proxyActivities<Activities>({ startToCloseTimeout: input.attemptTimeoutMs + ATTEMPT_MARGIN_MS, retry: RETRY });
+  const { attemptDelivery } = proxyActivities<Activities>({
+    startToCloseTimeout: input.attemptTimeoutMs + ATTEMPT_MARGIN_MS,
+    retry: RETRY,
+  });
   let busy = 0;
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptDelivery({ deliveryId: input.deliveryId, attempt, timeoutMs: input.attemptTimeoutMs });

@@ -20,8 +20,32 @@ export interface Profile {
   timeDeltas: number[];
 }
 
-const PACKAGES = ['@electric-sql/pglite', 'drizzle-orm', '@temporalio', 'pino', 'fastify', 'undici', '@connectrpc', '@bufbuild', 'tsx', 'prom-client', 'ajv'];
-const FOLDERS = ['sandbox', 'gateway', 'core/events', 'core/db', 'core/temporal', 'core/services', 'core', 'activities', 'workflows', 'cli', 'gen'];
+const PACKAGES = [
+  '@electric-sql/pglite',
+  'drizzle-orm',
+  '@temporalio',
+  'pino',
+  'fastify',
+  'undici',
+  '@connectrpc',
+  '@bufbuild',
+  'tsx',
+  'prom-client',
+  'ajv',
+];
+const FOLDERS = [
+  'sandbox',
+  'gateway',
+  'core/events',
+  'core/db',
+  'core/temporal',
+  'core/services',
+  'core',
+  'activities',
+  'workflows',
+  'cli',
+  'gen',
+];
 
 function category(frame: ProfileNode['callFrame']): string {
   const { url, functionName } = frame;
@@ -100,7 +124,12 @@ export function summarizeProfile(profile: Profile, from: number, to: number): Pr
   return {
     windowMs: (to - from) / 1000,
     sampledMs: sampled,
-    rows: names.map((name) => ({ name, selfMs: self.get(name) ?? 0, inclusiveMs: inclusive.get(name) ?? 0 })).sort((a, b) => b.inclusiveMs - a.inclusiveMs),
-    topSelf: [...fnSelf].map(([name, selfMs]) => ({ name, selfMs })).sort((a, b) => b.selfMs - a.selfMs).slice(0, 12),
+    rows: names
+      .map((name) => ({ name, selfMs: self.get(name) ?? 0, inclusiveMs: inclusive.get(name) ?? 0 }))
+      .sort((a, b) => b.inclusiveMs - a.inclusiveMs),
+    topSelf: [...fnSelf]
+      .map(([name, selfMs]) => ({ name, selfMs }))
+      .sort((a, b) => b.selfMs - a.selfMs)
+      .slice(0, 12),
   };
 }

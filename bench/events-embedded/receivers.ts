@@ -77,7 +77,10 @@ export async function startReceiver(name: string, kind: BodyKind): Promise<Recei
  * An SSE client of GET /v1/events/stream noting each comment's first arrival by its text. Resolves
  * once the stream answered; `close()` aborts it.
  */
-export async function openEventStream(gateway: string, apiKey: string): Promise<{ arrivals: Map<string, number>; events(): number; close(): void }> {
+export async function openEventStream(
+  gateway: string,
+  apiKey: string,
+): Promise<{ arrivals: Map<string, number>; events(): number; close(): void }> {
   const arrivals = new Map<string, number>();
   let events = 0;
   const abort = new AbortController();

@@ -100,7 +100,11 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const loadAvg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAvg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 const utc = (t = Date.now()) => new Date(t).toISOString().replace('T', ' ').slice(0, 19);
 
@@ -133,7 +137,12 @@ const say = (line = '') => {
 
 const agent = new Agent({ connections: settings.concurrency, keepAliveTimeout: 30_000 });
 
-async function call<T>(method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: T }> {
+async function call<T>(
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: T }> {
   const res = await request(url, {
     method,
     dispatcher: agent,
@@ -160,15 +169,15 @@ async function subscribeComments(url: string): Promise<void> {
     event_type: 'COMMENT',
     callback_url: url,
   });
-  if (res.status !== 200 || res.json.code !== 0) throw new Error(`webhook/update to ${url} refused: HTTP ${res.status} ${JSON.stringify(res.json)}`);
+  if (res.status !== 200 || res.json.code !== 0)
+    throw new Error(`webhook/update to ${url} refused: HTTP ${res.status} ${JSON.stringify(res.json)}`);
 }
 
 /** The emulator's records of its pushes (its last 1,000): when the service answered each with 200. */
 async function pollPushes(): Promise<void> {
-  const res = await call<{ pushes: Array<{ event: string; callbackUrl: string; body: string; attempts: Array<{ at: string; status: number | null }> }> }>(
-    'GET',
-    `${service!.sandbox}/_sandbox/webhooks/pushes`,
-  );
+  const res = await call<{
+    pushes: Array<{ event: string; callbackUrl: string; body: string; attempts: Array<{ at: string; status: number | null }> }>;
+  }>('GET', `${service!.sandbox}/_sandbox/webhooks/pushes`);
   for (const p of res.json.pushes ?? []) {
     if (p.event !== 'comment.update' || p.callbackUrl !== service!.platformWebhookUrl) continue;
     const text = textOf('official-push', p.body).text;
@@ -323,7 +332,8 @@ async function runPhase(kind: 'baseline' | 'service', rate: number, seconds: num
   const list = await inject(phase, rate, seconds);
   const injectedEnd = Date.now();
   const ok = list.filter((c) => c.status === 200);
-  const targets: Array<Map<string, number>> = kind === 'service' ? [...receivers.map((r) => r.arrivals), stream!.arrivals] : [bare!.arrivals];
+  const targets: Array<Map<string, number>> =
+    kind === 'service' ? [...receivers.map((r) => r.arrivals), stream!.arrivals] : [bare!.arrivals];
   const allArrived = () => ok.every((c) => targets.every((t) => t.has(c.text)));
   const waitS = kind === 'service' ? settings.waitS : settings.baselineWaitS;
   const waitDeadline = Date.now() + waitS * 1000;
@@ -354,7 +364,7 @@ async function runPhase(kind: 'baseline' | 'service', rate: number, seconds: num
       : [];
   const intake = kind === 'service' ? ok.filter((c) => c.pushAnswered !== undefined).map((c) => c.pushAnswered! - c.due) : [];
   const route = kind === 'service' ? routeTimesFromLog(startedAt, endedAt, '/webhooks/vplat') : { ms: [], non200: 0 };
-  const cpuSecs = (cpu1.tree.self - cpu0.tree.self) + 0;
+  const cpuSecs = cpu1.tree.self - cpu0.tree.self + 0;
   const wall = (endedAt - startedAt) / 1000;
   const machine = (cpu1.machine.busy - cpu0.machine.busy) / Math.max(1, cpu1.machine.total - cpu0.machine.total);
   const result: PhaseResult = {
@@ -363,9 +373,18 @@ async function runPhase(kind: 'baseline' | 'service', rate: number, seconds: num
     seconds,
     injected: list.length,
     injectErrors: list.length - ok.length,
-    senderLagP99: percentile(list.map((c) => (c.sent ?? c.due) - c.due), 99),
-    ackP50: percentile(list.filter((c) => c.ack).map((c) => c.ack! - c.due), 50),
-    ackP99: percentile(list.filter((c) => c.ack).map((c) => c.ack! - c.due), 99),
+    senderLagP99: percentile(
+      list.map((c) => (c.sent ?? c.due) - c.due),
+      99,
+    ),
+    ackP50: percentile(
+      list.filter((c) => c.ack).map((c) => c.ack! - c.due),
+      50,
+    ),
+    ackP99: percentile(
+      list.filter((c) => c.ack).map((c) => c.ack! - c.due),
+      99,
+    ),
     delivered: pushTargets.map((t) => ok.filter((c) => t.has(c.text)).length),
     sseDelivered: kind === 'service' ? ok.filter((c) => stream!.arrivals.has(c.text)).length : 0,
     push,
@@ -398,15 +417,23 @@ async function runPhase(kind: 'baseline' | 'service', rate: number, seconds: num
 
 function printPhase(r: PhaseResult): void {
   const waitS = r.kind === 'service' ? settings.waitS : settings.baselineWaitS;
-  const errors = r.injectErrors ? ` (${r.injectErrors} refused: ${[...comments.values()].find((c) => c.error && c.phase === `${r.kind === 'baseline' ? 'b' : 's'}${r.rate}`)?.error})` : '';
-  say(`  injected ${r.injected}${errors}; control call answered p50 / p99 ${ms(r.ackP50)} / ${ms(r.ackP99)} ms after due; sender lag p99 ${ms(r.senderLagP99)} ms`);
+  const errors = r.injectErrors
+    ? ` (${r.injectErrors} refused: ${[...comments.values()].find((c) => c.error && c.phase === `${r.kind === 'baseline' ? 'b' : 's'}${r.rate}`)?.error})`
+    : '';
+  say(
+    `  injected ${r.injected}${errors}; control call answered p50 / p99 ${ms(r.ackP50)} / ${ms(r.ackP99)} ms after due; sender lag p99 ${ms(r.senderLagP99)} ms`,
+  );
   if (r.kind === 'baseline') {
-    say(`  emulator push to the bare receiver: delivered ${r.delivered[0]}/${r.injected - r.injectErrors}, injection to receipt p50 / p99 ${pair(r.push, waitS)} ms; missing ${r.missingPush}`);
+    say(
+      `  emulator push to the bare receiver: delivered ${r.delivered[0]}/${r.injected - r.injectErrors}, injection to receipt p50 / p99 ${pair(r.push, waitS)} ms; missing ${r.missingPush}`,
+    );
   } else {
     const expected = r.injected - r.injectErrors;
     say(`  delivered per receiver ${r.delivered.map((d) => `${d}/${expected}`).join(', ')}; SSE ${r.sseDelivered}/${expected}`);
     say(`  push (3 receivers pooled) p50 / p99 ${pair(r.push, waitS)} ms; SSE p50 / p99 ${pair(r.sse, waitS)} ms`);
-    say(`  never arrived within ${waitS} s of the last injection: push ${r.missingPush} of ${r.push.length}, SSE ${r.missingSse} of ${r.sse.length}`);
+    say(
+      `  never arrived within ${waitS} s of the last injection: push ${r.missingPush} of ${r.push.length}, SSE ${r.missingSse} of ${r.sse.length}`,
+    );
     say(
       `  where the time goes, p50 / p99 ms: due -> service answered the emulator's push ${pair(r.intake)} (${r.intake.length} seen, ${r.pushRetries} pushed more than once); ` +
         `due -> event received_at ${pair(r.ingest, waitS)}; received_at -> receipt ${pair(r.deliverAfterIngest)}; /webhooks/vplat handler (gateway log) ${pair(r.routeMs)} over ${r.routeMs.length} requests, ${r.routeNon200} not 200`,
@@ -469,14 +496,21 @@ function logSummary(): string[] {
     return [];
   }
   const names: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-  const lines = [`service log: ${[...levels].sort((a, b) => a[0] - b[0]).map(([l, n]) => `${names[l] ?? l} ${n}`).join(', ')}`];
+  const lines = [
+    `service log: ${[...levels]
+      .sort((a, b) => a[0] - b[0])
+      .map(([l, n]) => `${names[l] ?? l} ${n}`)
+      .join(', ')}`,
+  ];
   for (const [k, n] of [...warnings].sort((a, b) => b[1] - a[1]).slice(0, 8)) lines.push(`  ${n} x ${k}`);
   return lines;
 }
 
 async function main(): Promise<number> {
   const started = Date.now();
-  say(`bench/events-embedded: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${loadAvg()}, started ${utc(started)} UTC, run ${RUN_ID}`);
+  say(
+    `bench/events-embedded: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${loadAvg()}, started ${utc(started)} UTC, run ${RUN_ID}`,
+  );
   say(
     `phases ${settings.phases.map((p) => `${p.rate}/s x ${p.seconds} s`).join(', ')}; wait ${settings.waitS} s (baseline ${settings.baselineWaitS} s); ` +
       `at most ${settings.concurrency} injections in flight; LOG_LEVEL=${settings.logLevel}; hard stop ${settings.timeoutS} s`,
@@ -490,14 +524,17 @@ async function main(): Promise<number> {
     nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profDir}`];
   }
   service = await startEmbeddedService({ dataDir, logFile, logLevel: settings.logLevel, startTimeoutMs: 180_000, nodeArgs });
-  say(`vps serve --role all ready in ${((Date.now() - t) / 1000).toFixed(1)} s (pid ${service.pid}, data dir ${dataDir}, gateway ${service.gateway}, sandbox ${service.sandbox})`);
+  say(
+    `vps serve --role all ready in ${((Date.now() - t) / 1000).toFixed(1)} s (pid ${service.pid}, data dir ${dataDir}, gateway ${service.gateway}, sandbox ${service.sandbox})`,
+  );
 
   for (let i = 0; i < settings.endpoints; i++) receivers.push(await startReceiver(`r${i + 1}`, 'service-event'));
   bare = await startReceiver('bare', 'official-push');
   const auth = { authorization: `Bearer ${service.apiKey}` };
   for (const r of receivers) {
     const res = await call<{ code: number }>('POST', `${service.gateway}/v1/webhook-endpoints`, { url: r.url, eventTypes: ['*'] }, auth);
-    if (res.status >= 300 || res.json.code !== 0) throw new Error(`registering ${r.url} failed: HTTP ${res.status} ${JSON.stringify(res.json)}`);
+    if (res.status >= 300 || res.json.code !== 0)
+      throw new Error(`registering ${r.url} failed: HTTP ${res.status} ${JSON.stringify(res.json)}`);
   }
   stream = await openEventStream(service.gateway, service.apiKey);
   // The service subscribed the emulator at start-up; make sure this is where pushes go now.
@@ -506,9 +543,12 @@ async function main(): Promise<number> {
   // Warm-up: the first event starts each endpoint's queue workflow; not counted.
   const warm = await inject('warm', 10, 0.3);
   const warmDeadline = Date.now() + 60_000;
-  while (!warm.every((c) => receivers.every((r) => r.arrivals.has(c.text)) && stream!.arrivals.has(c.text)) && Date.now() < warmDeadline) await sleep(50);
+  while (!warm.every((c) => receivers.every((r) => r.arrivals.has(c.text)) && stream!.arrivals.has(c.text)) && Date.now() < warmDeadline)
+    await sleep(50);
   const warmLat = warm.flatMap((c) => receivers.map((r) => (r.arrivals.get(c.text) ?? Infinity) - c.due));
-  say(`warm-up: ${warm.length} comments, push latency p50 / max ${ms(percentile(warmLat, 50))} / ${ms(Math.max(...warmLat))} ms (not counted)`);
+  say(
+    `warm-up: ${warm.length} comments, push latency p50 / max ${ms(percentile(warmLat, 50))} / ${ms(Math.max(...warmLat))} ms (not counted)`,
+  );
   say();
 
   const results: Array<{ base?: PhaseResult; svc: PhaseResult }> = [];
@@ -534,9 +574,9 @@ async function main(): Promise<number> {
   const end = Date.now();
   say(`summary: ${utc(started)} to ${utc(end)} UTC (${((end - started) / 1000).toFixed(0)} s), load average at the end ${loadAvg()}`);
   say(
-    'baseline: the emulator\'s own path, same rate and duration just before each service phase: its COMMENT subscription pointed at a bare loopback receiver (200, no work), injection to receipt there',
+    "baseline: the emulator's own path, same rate and duration just before each service phase: its COMMENT subscription pointed at a bare loopback receiver (200, no work), injection to receipt there",
   );
-  say('latency is counted from each comment\'s scheduled injection time; a delivery that never arrived within the wait counts as infinite');
+  say("latency is counted from each comment's scheduled injection time; a delivery that never arrived within the wait counts as infinite");
   const rows: string[][] = [];
   for (const { base, svc } of results) {
     const bp50 = base ? percentile(base.push, 50) : NaN;
@@ -567,15 +607,24 @@ async function main(): Promise<number> {
       verdict(svc.sse),
     ]);
   }
-  say(table(['phase', 'injected', 'baseline p50 / p99 ms', 'service p50 / p99 ms', 'ratio p50 / p99', 'arrived', 'target ms', 'verdict'], rows));
+  say(
+    table(
+      ['phase', 'injected', 'baseline p50 / p99 ms', 'service p50 / p99 ms', 'ratio p50 / p99', 'arrived', 'target ms', 'verdict'],
+      rows,
+    ),
+  );
   const judged = results.filter((r) => r.svc.rate === settings.targetRate);
-  const allMet = judged.length > 0 && judged.every((r) => [r.svc.push, r.svc.sse].every((v) => percentile(v, 50) < TARGET.p50 && percentile(v, 99) < TARGET.p99));
+  const allMet =
+    judged.length > 0 &&
+    judged.every((r) => [r.svc.push, r.svc.sse].every((v) => percentile(v, 50) < TARGET.p50 && percentile(v, 99) < TARGET.p99));
   say(
     judged.length
       ? `target (ingestion to receipt p50 < ${TARGET.p50} ms, p99 < ${TARGET.p99} ms at ${settings.targetRate}/s, 3 receivers + 1 SSE stream): ${allMet ? 'MET' : 'MISSED'}`
       : `target: not judged (no phase at ${settings.targetRate}/s)`,
   );
-  say('issue\'s figures on main before this work: 5/s push p99 153 ms; 20/s push p99 23.1 s; 100/s x 20 s: 1,021 of 6,000 deliveries within 2 minutes');
+  say(
+    "issue's figures on main before this work: 5/s push p99 153 ms; 20/s push p99 23.1 s; 100/s x 20 s: 1,021 of 6,000 deliveries within 2 minutes",
+  );
   for (const line of logSummary()) say(line);
   if (settings.cpuProfile) {
     await stopService();
@@ -585,24 +634,42 @@ async function main(): Promise<number> {
     else {
       // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread; others are
       // worker threads (the Temporal SDK runs workflow code in one).
-      const byThread = files.map((f) => ({ file: path.join(profDir, f), thread: Number(f.split('.')[4]) })).sort((a, b) => a.thread - b.thread);
+      const byThread = files
+        .map((f) => ({ file: path.join(profDir, f), thread: Number(f.split('.')[4]) }))
+        .sort((a, b) => a.thread - b.thread);
       const main = readProfile(byThread[0]!.file);
       const others = byThread.slice(1).map((t) => ({ thread: t.thread, profile: readProfile(t.file) }));
       for (const { svc } of results) {
         const w = windowTicks(main, exit.at, svc.startedAt, svc.endedAt);
         const summary = summarizeProfile(main, w.from, w.to);
-        say(`CPU profile of the service's main thread, service phase ${svc.rate}/s (${(summary.windowMs / 1000).toFixed(1)} s window; ms of samples, self / inclusive; rows overlap):`);
+        say(
+          `CPU profile of the service's main thread, service phase ${svc.rate}/s (${(summary.windowMs / 1000).toFixed(1)} s window; ms of samples, self / inclusive; rows overlap):`,
+        );
         say(
           table(
             ['category', 'self ms', 'self %', 'inclusive ms', 'inclusive %'],
-            summary.rows.map((r) => [r.name, r.selfMs.toFixed(0), ((100 * r.selfMs) / summary.sampledMs).toFixed(1), r.inclusiveMs.toFixed(0), ((100 * r.inclusiveMs) / summary.sampledMs).toFixed(1)]),
+            summary.rows.map((r) => [
+              r.name,
+              r.selfMs.toFixed(0),
+              ((100 * r.selfMs) / summary.sampledMs).toFixed(1),
+              r.inclusiveMs.toFixed(0),
+              ((100 * r.inclusiveMs) / summary.sampledMs).toFixed(1),
+            ]),
           ),
         );
-        say('  top functions by self time: ' + summary.topSelf.slice(0, 8).map((f) => `${f.name} ${f.selfMs.toFixed(0)} ms`).join('; '));
+        say(
+          '  top functions by self time: ' +
+            summary.topSelf
+              .slice(0, 8)
+              .map((f) => `${f.name} ${f.selfMs.toFixed(0)} ms`)
+              .join('; '),
+        );
         for (const o of others) {
           const s2 = summarizeProfile(o.profile, w.from, w.to);
           const idle = s2.rows.find((r) => r.name === '(idle)')?.selfMs ?? 0;
-          say(`  worker thread ${o.thread}: busy ${s2.sampledMs > 0 ? ((100 * (s2.sampledMs - idle)) / s2.sampledMs).toFixed(1) : '-'} % of ${(s2.sampledMs / 1000).toFixed(1)} s sampled in the window`);
+          say(
+            `  worker thread ${o.thread}: busy ${s2.sampledMs > 0 ? ((100 * (s2.sampledMs - idle)) / s2.sampledMs).toFixed(1) : '-'} % of ${(s2.sampledMs / 1000).toFixed(1)} s sampled in the window`,
+          );
         }
       }
     }
@@ -626,16 +693,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main()
-  .then(
-    async (code) => {
-      await cleanup();
-      process.exit(code);
-    },
-    async (err: unknown) => {
-      console.error('bench/events-embedded failed:', err);
-      for (const line of logSummary()) console.error(line);
-      await cleanup();
-      process.exit(2);
-    },
-  );
+main().then(
+  async (code) => {
+    await cleanup();
+    process.exit(code);
+  },
+  async (err: unknown) => {
+    console.error('bench/events-embedded failed:', err);
+    for (const line of logSummary()) console.error(line);
+    await cleanup();
+    process.exit(2);
+  },
+);

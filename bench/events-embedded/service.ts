@@ -33,23 +33,35 @@ export interface EmbeddedService {
 /** Distinct free ports: all held open together before any is released. */
 export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return ports;
 }
 
-export async function startEmbeddedService(opts: { dataDir: string; logFile: string; logLevel: string; startTimeoutMs: number; extraEnv?: Record<string, string>; nodeArgs?: string[] }): Promise<EmbeddedService> {
+export async function startEmbeddedService(opts: {
+  dataDir: string;
+  logFile: string;
+  logLevel: string;
+  startTimeoutMs: number;
+  extraEnv?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<EmbeddedService> {
   const [gateway, core, ops, sandbox, temporal, temporalUi] = await freePorts(6);
   const ports = { gateway: gateway!, core: core!, ops: ops!, sandbox: sandbox!, temporal: temporal!, temporalUi: temporalUi! };
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Whatever the calling shell points elsewhere, the embedded defaults are what is measured.
-  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPLAT_API_BASE', 'SHOP_API_BASE', 'CORE_URL', 'VPS_PUBLIC_URL', 'VPS_MEDIA_DIR']) delete env[name];
+  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPLAT_API_BASE', 'SHOP_API_BASE', 'CORE_URL', 'VPS_PUBLIC_URL', 'VPS_MEDIA_DIR'])
+    delete env[name];
   Object.assign(env, {
     VPS_DATA_DIR: opts.dataDir,
     HOST: '127.0.0.1',
@@ -70,14 +82,23 @@ export async function startEmbeddedService(opts: { dataDir: string; logFile: str
   });
   const log = fs.openSync(opts.logFile, 'a');
   // Its own process group, so that a SIGKILL fallback also reaches the Temporal dev server.
-  const child: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), path.join(REPO_ROOT, 'bin', 'vps'), 'serve', '--role', 'all'], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', log],
-    detached: true,
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), path.join(REPO_ROOT, 'bin', 'vps'), 'serve', '--role', 'all'],
+    {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', log],
+      detached: true,
+    },
+  );
   let exit: { code: number | null; signal: NodeJS.Signals | null; at: number } | undefined;
-  const exitedPromise = new Promise<void>((resolve) => child.once('exit', (code, signal) => { exit = { code, signal, at: Date.now() }; resolve(); }));
+  const exitedPromise = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exit = { code, signal, at: Date.now() };
+      resolve();
+    }),
+  );
   let printed = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     fs.appendFileSync(log, chunk);
@@ -101,11 +122,19 @@ export async function startEmbeddedService(opts: { dataDir: string; logFile: str
     async stop(graceMs) {
       const started = Date.now();
       if (exit) return { how: 'exited', ms: 0 };
-      try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
       const outcome = await Promise.race([exitedPromise.then(() => 'exited' as const), timer]);
       // The group too: a dev server left behind by a child that did not stop it.
-      try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
       if (outcome === 'timeout') await Promise.race([exitedPromise, new Promise((r) => setTimeout(r, 5_000).unref())]);
       fs.closeSync(log);
       return { how: outcome === 'exited' ? 'exited' : 'killed', ms: Date.now() - started };
@@ -120,7 +149,10 @@ export async function startEmbeddedService(opts: { dataDir: string; logFile: str
       throw new Error(`vps serve was not ready within ${opts.startTimeoutMs} ms; see ${opts.logFile}`);
     }
     if (printed.includes('vps is running')) {
-      const ready = await fetch(`${service.ops}/readyz`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${service.ops}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       const keyFile = path.join(opts.dataDir, 'dev-api-key');
       if (ready && fs.existsSync(keyFile)) {
         service.apiKey = fs.readFileSync(keyFile, 'utf8').trim();

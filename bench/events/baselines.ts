@@ -36,7 +36,12 @@ export async function openBaselineDb(url: string): Promise<postgres.Sql> {
  * Delivers every event to every target from `concurrency` loops; resolves with the seconds taken.
  * Fails on any answer but 200: the receivers are the same healthy ones the service pushes to.
  */
-export async function plainDeliveryLoop(sql: postgres.Sql, events: readonly EventRow[], targets: readonly BaselineTarget[], concurrency: number): Promise<number> {
+export async function plainDeliveryLoop(
+  sql: postgres.Sql,
+  events: readonly EventRow[],
+  targets: readonly BaselineTarget[],
+  concurrency: number,
+): Promise<number> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const jobs = events.flatMap((event) => targets.map((target) => ({ event, target })));
   const started = Date.now();
@@ -47,7 +52,11 @@ export async function plainDeliveryLoop(sql: postgres.Sql, events: readonly Even
       const res = await request(target.url, {
         method: 'POST',
         dispatcher: agent,
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: pushSignature([target.signingKey], Math.floor(Date.now() / 1000), body), [EVENT_ID_HEADER]: event.id },
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: pushSignature([target.signingKey], Math.floor(Date.now() / 1000), body),
+          [EVENT_ID_HEADER]: event.id,
+        },
         body,
       });
       await res.body.dump();
@@ -64,7 +73,9 @@ export async function plainDeliveryLoop(sql: postgres.Sql, events: readonly Even
 export async function startBareIntake(sql: postgres.Sql): Promise<{ url: string; app: FastifyInstance }> {
   const app = Fastify({ logger: false });
   app.post('/bare', async (req) => {
-    const [row] = await sql<{ id: string }[]>`insert into bench_intake (body) values (${sql.json(req.body as postgres.JSONValue)}) returning id`;
+    const [row] = await sql<
+      { id: string }[]
+    >`insert into bench_intake (body) values (${sql.json(req.body as postgres.JSONValue)}) returning id`;
     return { code: 0, message: 'ok', data: { outcome: 'stored', eventId: row!.id } };
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

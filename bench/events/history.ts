@@ -17,7 +17,10 @@ export async function countQueueHistory(client: Client, endpointId: string): Pro
   const runIds = new Set<string>();
   for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.add(execution.runId);
   // Visibility is written after the history: the newest run may not be listed yet.
-  const latest = await client.workflow.getHandle(workflowId).describe().catch(() => undefined);
+  const latest = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => undefined);
   if (latest) runIds.add(latest.runId);
   let events = 0;
   for (const runId of runIds) events += (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events?.length ?? 0;

@@ -34,12 +34,7 @@ function childPids(): number[] {
   const pids: number[] = [];
   try {
     for (const task of readdirSync('/proc/self/task')) {
-      pids.push(
-        ...readFileSync(`/proc/self/task/${task}/children`, 'utf8')
-          .split(' ')
-          .filter(Boolean)
-          .map(Number),
-      );
+      pids.push(...readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
     }
   } catch {
     // Not Linux: no CPU split.
@@ -56,18 +51,20 @@ export async function startPhaseProbe(admin: postgres.Sql, database: string): Pr
   let samples = 0;
   let sampling = Promise.resolve();
   const timer = setInterval(() => {
-    sampling = sampling.then(async () => {
-      const [row] = await admin<{ active: number; lock_wait: number; idle_in_tx: number }[]>`
+    sampling = sampling
+      .then(async () => {
+        const [row] = await admin<{ active: number; lock_wait: number; idle_in_tx: number }[]>`
         select count(*) filter (where state = 'active' and wait_event_type is distinct from 'Lock')::int as active,
                count(*) filter (where wait_event_type = 'Lock')::int as lock_wait,
                count(*) filter (where state = 'idle in transaction')::int as idle_in_tx
         from pg_stat_activity
         where datname = ${database} and backend_type = 'client backend' and application_name <> ${BASELINE_APPLICATION} and pid <> pg_backend_pid()`;
-      totals.active += row!.active;
-      totals.lockWait += row!.lock_wait;
-      totals.idleInTransaction += row!.idle_in_tx;
-      samples += 1;
-    }).catch(() => undefined); // a lost sample only thins the mean
+        totals.active += row!.active;
+        totals.lockWait += row!.lock_wait;
+        totals.idleInTransaction += row!.idle_in_tx;
+        samples += 1;
+      })
+      .catch(() => undefined); // a lost sample only thins the mean
   }, SAMPLE_EVERY_MS);
   return {
     async stop(units) {
@@ -79,7 +76,10 @@ export async function startPhaseProbe(admin: postgres.Sql, database: string): Pr
       return {
         // perRequest's "service" is the process it was given (Temporal), its "load generator" this one.
         cpuUs: parts && { node: parts.loadGenerator, postgres: parts.postgres, temporal: parts.service },
-        loopDelayMs: { p50: Math.max(0, loop.percentile(50) / 1e6 - LOOP_RESOLUTION_MS), p99: Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS) },
+        loopDelayMs: {
+          p50: Math.max(0, loop.percentile(50) / 1e6 - LOOP_RESOLUTION_MS),
+          p99: Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS),
+        },
         sessions: { active: mean(totals.active), lockWait: mean(totals.lockWait), idleInTransaction: mean(totals.idleInTransaction) },
       };
     },

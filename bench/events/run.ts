@@ -25,7 +25,18 @@ import type { EventRow } from '../../core/db/repositories/events';
 import { insertEndpoint, type WebhookEndpointRow } from '../../core/db/repositories/webhook-endpoints';
 import { events as eventsTable } from '../../core/db/schema';
 import { createUpstream } from '../../core/upstream';
-import { ADMIN_URL, createBenchTenant, envInt, formatTable, inBatches, loadAverage, machineLine, percentile, startBenchStack, type BenchStack } from '../harness';
+import {
+  ADMIN_URL,
+  createBenchTenant,
+  envInt,
+  formatTable,
+  inBatches,
+  loadAverage,
+  machineLine,
+  percentile,
+  startBenchStack,
+  type BenchStack,
+} from '../harness';
 import { openBaselineDb, plainDeliveryLoop, startBareIntake } from './baselines';
 import { countQueueHistory } from './history';
 import { BENCH_ACCOUNT, closePushAgent, postOnce, sendPush, signedPush, type PushResult } from './official-push';
@@ -136,12 +147,22 @@ async function intakePhase(b: Bench, bareUrl: string) {
     alone.push((await driveFor(b.push, INTAKE_S)).perSecond);
     await setHealthyDisabled(b, false);
   }
-  return { bare: median(bare), service: median(service), alone: median(alone), bareRounds: bare, serviceRounds: service, aloneRounds: alone, deliveredDuring: median(deliveredDuring), probes };
+  return {
+    bare: median(bare),
+    service: median(service),
+    alone: median(alone),
+    bareRounds: bare,
+    serviceRounds: service,
+    aloneRounds: alone,
+    deliveredDuring: median(deliveredDuring),
+    probes,
+  };
 }
 
 async function setHealthyDisabled(b: Bench, disabled: boolean): Promise<void> {
   const ids = b.healthy.map((e) => e.row.id);
-  if (disabled) await b.baselineDb`update webhook_endpoints set disabled_at = now(), disabled_reason = 'bench: intake alone' where id in ${b.baselineDb(ids)}`;
+  if (disabled)
+    await b.baselineDb`update webhook_endpoints set disabled_at = now(), disabled_reason = 'bench: intake alone' where id in ${b.baselineDb(ids)}`;
   else await b.baselineDb`update webhook_endpoints set disabled_at = null, disabled_reason = null where id in ${b.baselineDb(ids)}`;
 }
 
@@ -196,7 +217,8 @@ async function stageTimes(b: Bench, sent: Array<PushResult & { scheduledAt: numb
   // Outcomes are written in batches after the POST: wait for the last of them.
   for (let tries = 0; tries < 100 && rows.length < expected; tries++) {
     if (tries > 0) await sleep(100);
-    rows = await b.baselineDb`select d.event_id, d.endpoint_id, a.started_at from delivery_attempts a join deliveries d on d.id = a.delivery_id
+    rows =
+      await b.baselineDb`select d.event_id, d.endpoint_id, a.started_at from delivery_attempts a join deliveries d on d.id = a.delivery_id
       where a.attempt = 1 and d.event_id in ${b.baselineDb(ids)} and d.endpoint_id in ${b.baselineDb(endpointIds)}`;
   }
   const byEvent = new Map(sent.map((p) => [p.eventId, p]));
@@ -250,7 +272,9 @@ async function waitForReceipts(endpoints: Endpoint[], count: number, timeoutMs: 
 async function drainHealthy(b: Bench): Promise<void> {
   const ids = b.healthy.map((e) => e.row.id);
   for (let tries = 0; tries < 600; tries++) {
-    const [row] = await b.baselineDb<{ n: number }[]>`select count(*)::int as n from deliveries where status = 'pending' and endpoint_id in ${b.baselineDb(ids)}`;
+    const [row] = await b.baselineDb<
+      { n: number }[]
+    >`select count(*)::int as n from deliveries where status = 'pending' and endpoint_id in ${b.baselineDb(ids)}`;
     if (row!.n === 0) return;
     await sleep(100);
   }
@@ -258,7 +282,12 @@ async function drainHealthy(b: Bench): Promise<void> {
 }
 
 async function addEndpoint(b: Bench, receiver: Receiver): Promise<Endpoint> {
-  const row = await insertEndpoint(b.stack.db, { customerId: b.customerId, url: receiver.url, eventTypes: ['*'], signingKey: `bench-${receiver.behaviour}-key` });
+  const row = await insertEndpoint(b.stack.db, {
+    customerId: b.customerId,
+    url: receiver.url,
+    eventTypes: ['*'],
+    signingKey: `bench-${receiver.behaviour}-key`,
+  });
   return { row, receiver };
 }
 
@@ -310,7 +339,15 @@ async function main() {
       upstream,
       // One retry a second later: the failing endpoint keeps its queue busy with retries too.
       delivery: { retryScheduleMs: [1_000], attemptTimeoutMs: ATTEMPT_TIMEOUT_MS },
-      publishing: { pollIntervalMs: 1_000, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 1_000, submitTimeoutMs: 1_000, submitRetryInitialMs: 1_000, submitWaitMs: 1_000 },
+      publishing: {
+        pollIntervalMs: 1_000,
+        pollAttempts: 1,
+        slowPollScheduleMs: [],
+        postIdWaitMs: 1_000,
+        submitTimeoutMs: 1_000,
+        submitRetryInitialMs: 1_000,
+        submitWaitMs: 1_000,
+      },
       allowInsecureWebhookUrls: true,
       maxInFlightPerEndpoint: IN_FLIGHT,
     });
@@ -319,7 +356,15 @@ async function main() {
     const baselineDb = await openBaselineDb(databaseUrl(database));
     closers.unshift(() => baselineDb.end());
     const tenant = await createBenchTenant(stack, { id: BENCH_ACCOUNT, username: 'bench', accessToken: 'unused' });
-    const b: Bench = { stack, baselineDb, database, push: `${stack.gateway}/webhooks/vplat`, customerId: tenant.customerId, healthy: [], sse: new Map() };
+    const b: Bench = {
+      stack,
+      baselineDb,
+      database,
+      push: `${stack.gateway}/webhooks/vplat`,
+      customerId: tenant.customerId,
+      healthy: [],
+      sse: new Map(),
+    };
     for (const receiver of receivers) b.healthy.push(await addEndpoint(b, receiver));
     await stack.streamEvents(tenant.apiKey, (event, at) => b.sse.set(event.id, at));
 
@@ -333,7 +378,10 @@ async function main() {
     const baselineProbe = await startPhaseProbe(baselineDb, b.database);
     const baselineSeconds = await plainDeliveryLoop(
       baselineDb,
-      await storedEvents(stack, through.pushes.map((p) => p.eventId)),
+      await storedEvents(
+        stack,
+        through.pushes.map((p) => p.eventId),
+      ),
       b.healthy.map((e) => ({ url: e.receiver.url, signingKey: e.row.signingKey })),
       CONCURRENCY,
     );
@@ -352,21 +400,39 @@ async function main() {
     console.log(`[3/5] isolation: the same with a 4th endpoint answering 500 and a 5th hanging (load average ${loadAverage()})`);
     const bad = [await addEndpoint(b, failing), await addEndpoint(b, hanging)];
     const isolated = await steadyFigures(b, await steadyPhase(b));
-    const badAttempts = await attemptsByEndpoint(b, bad.map((e) => e.row.id));
+    const badAttempts = await attemptsByEndpoint(
+      b,
+      bad.map((e) => e.row.id),
+    );
     // Stop the bad endpoints' queues (disabled: their drains cancel what is left) and free the held requests.
     await baselineDb`update webhook_endpoints set disabled_at = now(), disabled_reason = 'bench' where id in ${baselineDb(bad.map((e) => e.row.id))}`;
     hanging.release();
     await drainHealthy(b);
 
-    console.log(`[4/5] intake: ${INTAKE_ROUNDS} rounds of ${INTAKE_S} s per route, ${INTAKE_CONCURRENCY} concurrent senders (load average ${loadAverage()})`);
+    console.log(
+      `[4/5] intake: ${INTAKE_ROUNDS} rounds of ${INTAKE_S} s per route, ${INTAKE_CONCURRENCY} concurrent senders (load average ${loadAverage()})`,
+    );
     const bare = await startBareIntake(baselineDb);
     closers.unshift(() => bare.app.close());
     const intake = await intakePhase(b, bare.url);
 
     console.log(`[5/5] Temporal cost: histories of the endpoint queue workflows`);
-    const cost = await temporalCost(b, [...b.healthy, ...bad].map((e) => e.row.id));
+    const cost = await temporalCost(
+      b,
+      [...b.healthy, ...bad].map((e) => e.row.id),
+    );
 
-    printReport({ throughput, steady, isolated, intake, cost, healthyIds: new Set(b.healthy.map((e) => e.row.id)), badAttempts, badIds: [bad[0]!.row.id, bad[1]!.row.id], seconds: (Date.now() - runStarted) / 1000 });
+    printReport({
+      throughput,
+      steady,
+      isolated,
+      intake,
+      cost,
+      healthyIds: new Set(b.healthy.map((e) => e.row.id)),
+      badAttempts,
+      badIds: [bad[0]!.row.id, bad[1]!.row.id],
+      seconds: (Date.now() - runStarted) / 1000,
+    });
   } finally {
     for (const close of closers) await close().catch((err: unknown) => console.error('bench: cleanup failed:', err));
   }
@@ -397,18 +463,62 @@ function printReport(r: {
   const intakeRatio = r.intake.service / r.intake.bare;
   const aloneRatio = r.intake.alone / r.intake.bare;
 
-  console.log(`\nbench/events: ${EVENTS} events x ${ENDPOINTS} endpoints; ${RATE} events/s for ${STEADY_S} s; in-flight limit ${IN_FLIGHT}, attempt timeout ${ATTEMPT_TIMEOUT_MS} ms; ${(r.seconds).toFixed(0)} s`);
+  console.log(
+    `\nbench/events: ${EVENTS} events x ${ENDPOINTS} endpoints; ${RATE} events/s for ${STEADY_S} s; in-flight limit ${IN_FLIGHT}, attempt timeout ${ATTEMPT_TIMEOUT_MS} ms; ${r.seconds.toFixed(0)} s`,
+  );
   console.log(`${machineLine()} (at the end)\n`);
   console.log(
     formatTable(
       ['measure', 'baseline', 'service', 'ratio', 'target', 'verdict'],
       [
-        [`throughput, deliveries/s (baseline: plain loop, ${CONCURRENCY} at a time)`, r.throughput.baseline.toFixed(0), r.throughput.service.toFixed(0), throughputRatio.toFixed(2), `>= ${TARGET.throughput}`, verdict(throughputRatio >= TARGET.throughput)],
-        [`latency ingestion to receipt, p50 / p99 ms`, '', pair(r.steady), '', `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`, latencyMet(r.steady)],
-        [`  same, 4th endpoint 500 and 5th hanging (healthy ${ENDPOINTS})`, '', pair(r.isolated), '', `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`, latencyMet(r.isolated)],
-        [`Temporal history events per delivery (healthy ${ENDPOINTS})`, '', perDelivery(healthyCost).toFixed(3), '', `<= ${TARGET.historyPerDelivery}`, verdict(perDelivery(healthyCost) <= TARGET.historyPerDelivery)],
-        [`intake, accepted events/s (baseline: bare route, one insert)`, r.intake.bare.toFixed(0), r.intake.service.toFixed(0), intakeRatio.toFixed(2), `>= ${TARGET.intake}`, verdict(intakeRatio >= TARGET.intake)],
-        [`  same, no endpoint subscribed (the route alone)`, r.intake.bare.toFixed(0), r.intake.alone.toFixed(0), aloneRatio.toFixed(2), `>= ${TARGET.intake}`, verdict(aloneRatio >= TARGET.intake)],
+        [
+          `throughput, deliveries/s (baseline: plain loop, ${CONCURRENCY} at a time)`,
+          r.throughput.baseline.toFixed(0),
+          r.throughput.service.toFixed(0),
+          throughputRatio.toFixed(2),
+          `>= ${TARGET.throughput}`,
+          verdict(throughputRatio >= TARGET.throughput),
+        ],
+        [
+          `latency ingestion to receipt, p50 / p99 ms`,
+          '',
+          pair(r.steady),
+          '',
+          `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`,
+          latencyMet(r.steady),
+        ],
+        [
+          `  same, 4th endpoint 500 and 5th hanging (healthy ${ENDPOINTS})`,
+          '',
+          pair(r.isolated),
+          '',
+          `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`,
+          latencyMet(r.isolated),
+        ],
+        [
+          `Temporal history events per delivery (healthy ${ENDPOINTS})`,
+          '',
+          perDelivery(healthyCost).toFixed(3),
+          '',
+          `<= ${TARGET.historyPerDelivery}`,
+          verdict(perDelivery(healthyCost) <= TARGET.historyPerDelivery),
+        ],
+        [
+          `intake, accepted events/s (baseline: bare route, one insert)`,
+          r.intake.bare.toFixed(0),
+          r.intake.service.toFixed(0),
+          intakeRatio.toFixed(2),
+          `>= ${TARGET.intake}`,
+          verdict(intakeRatio >= TARGET.intake),
+        ],
+        [
+          `  same, no endpoint subscribed (the route alone)`,
+          r.intake.bare.toFixed(0),
+          r.intake.alone.toFixed(0),
+          aloneRatio.toFixed(2),
+          `>= ${TARGET.intake}`,
+          verdict(aloneRatio >= TARGET.intake),
+        ],
         [`SSE ingestion to receipt, p50 / p99 ms (steady)`, '', pair(r.steady.sse), '', '', ''],
         [`  same, during isolation`, '', pair(r.isolated.sse), '', '', ''],
       ],
@@ -416,33 +526,73 @@ function printReport(r: {
   );
 
   console.log(`\nthroughput: ingestion alone ${r.throughput.ingest.toFixed(0)} events/s (${CONCURRENCY} senders)`);
-  console.log(`\nwhere the latency goes, p50 / p99 ms (intake: schedule to the gateway's answer; queue: answer to the attempt's start; POST: start to receipt)`);
+  console.log(
+    `\nwhere the latency goes, p50 / p99 ms (intake: schedule to the gateway's answer; queue: answer to the attempt's start; POST: start to receipt)`,
+  );
   console.log(
     formatTable(
       ['phase', 'intake', 'queue', 'POST', 'total', 'sender lag p99', 'receipts', 'SSE events'],
       [
-        ['steady', r.steady.stages.intake, r.steady.stages.queue, r.steady.stages.post, pair(r.steady), ms(r.steady.senderLagP99), String(r.steady.receipts), String(r.steady.sse.count)],
-        ['isolation', r.isolated.stages.intake, r.isolated.stages.queue, r.isolated.stages.post, pair(r.isolated), ms(r.isolated.senderLagP99), String(r.isolated.receipts), String(r.isolated.sse.count)],
+        [
+          'steady',
+          r.steady.stages.intake,
+          r.steady.stages.queue,
+          r.steady.stages.post,
+          pair(r.steady),
+          ms(r.steady.senderLagP99),
+          String(r.steady.receipts),
+          String(r.steady.sse.count),
+        ],
+        [
+          'isolation',
+          r.isolated.stages.intake,
+          r.isolated.stages.queue,
+          r.isolated.stages.post,
+          pair(r.isolated),
+          ms(r.isolated.senderLagP99),
+          String(r.isolated.receipts),
+          String(r.isolated.sse.count),
+        ],
       ],
     ),
   );
   const [failingId, hangingId] = r.badIds;
-  console.log(`isolation: attempts recorded by the phase's end: ${r.badAttempts.get(failingId) ?? 0} to the failing (500) endpoint, ${r.badAttempts.get(hangingId) ?? 0} to the hanging one`);
+  console.log(
+    `isolation: attempts recorded by the phase's end: ${r.badAttempts.get(failingId) ?? 0} to the failing (500) endpoint, ${r.badAttempts.get(hangingId) ?? 0} to the hanging one`,
+  );
 
-  console.log(`\nintake rounds, events/s: bare ${r.intake.bareRounds.map((v) => v.toFixed(0)).join(', ')}; service ${r.intake.serviceRounds.map((v) => v.toFixed(0)).join(', ')}; no endpoint subscribed ${r.intake.aloneRounds.map((v) => v.toFixed(0)).join(', ')}; deliveries made meanwhile ${r.intake.deliveredDuring.toFixed(0)}/s`);
+  console.log(
+    `\nintake rounds, events/s: bare ${r.intake.bareRounds.map((v) => v.toFixed(0)).join(', ')}; service ${r.intake.serviceRounds.map((v) => v.toFixed(0)).join(', ')}; no endpoint subscribed ${r.intake.aloneRounds.map((v) => v.toFixed(0)).join(', ')}; deliveries made meanwhile ${r.intake.deliveredDuring.toFixed(0)}/s`,
+  );
 
   console.log(`\nTemporal histories (all runs of endpoint-deliveries-<id>):`);
   console.log(
     formatTable(
       ['endpoint', 'runs', 'history events', 'attempts', 'events per attempt'],
       [
-        ...r.cost.map((c) => [`${c.endpointId}${c.endpointId === failingId ? ' (500)' : c.endpointId === hangingId ? ' (hangs)' : ''}`, String(c.runs), String(c.events), String(c.attempts), (c.events / Math.max(1, c.attempts)).toFixed(3)]),
-        ['all endpoints', String(sum(r.cost, 'runs')), String(sum(r.cost, 'events')), String(sum(r.cost, 'attempts')), perDelivery(r.cost).toFixed(3)],
+        ...r.cost.map((c) => [
+          `${c.endpointId}${c.endpointId === failingId ? ' (500)' : c.endpointId === hangingId ? ' (hangs)' : ''}`,
+          String(c.runs),
+          String(c.events),
+          String(c.attempts),
+          (c.events / Math.max(1, c.attempts)).toFixed(3),
+        ]),
+        [
+          'all endpoints',
+          String(sum(r.cost, 'runs')),
+          String(sum(r.cost, 'events')),
+          String(sum(r.cost, 'attempts')),
+          perDelivery(r.cost).toFixed(3),
+        ],
       ],
     ),
   );
-  console.log(`\nwhere the CPU and the waiting go: µs of CPU per unit (this process: gateway, core, worker and senders; Postgres backends; Temporal dev server),`);
-  console.log(`event-loop delay of this process, and the service's Postgres sessions (mean of samples every 50 ms): running, waiting on a lock, idle in a transaction`);
+  console.log(
+    `\nwhere the CPU and the waiting go: µs of CPU per unit (this process: gateway, core, worker and senders; Postgres backends; Temporal dev server),`,
+  );
+  console.log(
+    `event-loop delay of this process, and the service's Postgres sessions (mean of samples every 50 ms): running, waiting on a lock, idle in a transaction`,
+  );
   const probeRow = (what: string, unit: string, p: ProbeFigures) => [
     what,
     unit,

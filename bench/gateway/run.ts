@@ -53,7 +53,9 @@ const VARIANTS = {
   overHttp2: 'separate roles, core over Connect HTTP/2',
 } as const;
 type Variant = keyof typeof VARIANTS;
-const NAMES = (Object.keys(VARIANTS) as Variant[]).filter((name) => name === 'bare' || !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name));
+const NAMES = (Object.keys(VARIANTS) as Variant[]).filter(
+  (name) => name === 'bare' || !process.env.BENCH_VARIANTS || process.env.BENCH_VARIANTS.split(',').includes(name),
+);
 const WIDTH = 50;
 
 interface Measurement {
@@ -76,7 +78,11 @@ function medianCpu(cpus: CpuPerRequest[]): CpuPerRequest {
   return { service: of('service'), postgres: of('postgres'), loadGenerator: of('loadGenerator'), total: of('total') };
 }
 
-async function measure(url: string, headers: Record<string, string>, reading: () => ReturnType<typeof startCpuReading>): Promise<Measurement> {
+async function measure(
+  url: string,
+  headers: Record<string, string>,
+  reading: () => ReturnType<typeof startCpuReading>,
+): Promise<Measurement> {
   const cpu = await reading();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
@@ -142,10 +148,22 @@ async function main() {
     const key = generateApiKey();
     const customer = await tenancy.insertCustomer(database.db, { name: 'Bench', seatQuota: 10, planExpiresAt: null });
     const user = await tenancy.insertUser(database.db, { customerId: customer.id, email: 'bench@example.com', name: 'Bench' });
-    await tenancy.insertApiKey(database.db, { customerId: customer.id, userId: user!.id, name: 'bench', prefix: key.prefix, keyHash: key.hash });
+    await tenancy.insertApiKey(database.db, {
+      customerId: customer.id,
+      userId: user!.id,
+      name: 'bench',
+      prefix: key.prefix,
+      keyHash: key.hash,
+    });
     for (const [i, track] of (['video', 'shop', 'video'] as const).entries()) {
       const seat = await seatsRepo.insertSeat(database.db, { customerId: customer.id, name: `seat ${i}`, track });
-      await seatsRepo.bindSeat(database.db, seat.id, { accountId: `bench-${i}`, accountUsername: `bench_${i}`, credentialsSealed: 'x', accessTokenExpiresAt: null, refreshTokenExpiresAt: null });
+      await seatsRepo.bindSeat(database.db, seat.id, {
+        accountId: `bench-${i}`,
+        accountUsername: `bench_${i}`,
+        credentialsSealed: 'x',
+        accessTokenExpiresAt: null,
+        refreshTokenExpiresAt: null,
+      });
     }
     await database.close();
 
@@ -167,7 +185,9 @@ async function main() {
 
     const target = (origin: string) => `${origin}/v1/seats`;
     const where: Record<Variant, { url: string; pid: number }> = {
-      ...(Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, { url: target(`http://127.0.0.1:${port}`), pid: servers.pid! }])) as Record<Exclude<Variant, 'production'>, { url: string; pid: number }>),
+      ...(Object.fromEntries(
+        Object.entries(ports).map(([name, port]) => [name, { url: target(`http://127.0.0.1:${port}`), pid: servers.pid! }]),
+      ) as Record<Exclude<Variant, 'production'>, { url: string; pid: number }>),
       production: { url: api ? target(api.url) : '', pid: api?.child.pid ?? 0 },
     };
     const auth = { authorization: `Bearer ${key.plaintext}` };
@@ -184,11 +204,15 @@ async function main() {
     const m = Object.fromEntries(NAMES.map((name) => [name, median(runs[name])])) as Record<Variant, Measurement>;
     const ratio = (name: Variant) => m[name].rps / m.bare.rps;
 
-    console.log(`\nGET /v1/seats, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved rounds of ${DURATION} s, one machine (${process.version})`);
+    console.log(
+      `\nGET /v1/seats, ${CONNECTIONS} connections, median of ${ROUNDS} interleaved rounds of ${DURATION} s, one machine (${process.version})`,
+    );
     console.log(`${'variant'.padEnd(WIDTH)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'ratio'.padStart(7)}`);
     for (const name of NAMES) {
       const { rps, p50, p99 } = m[name];
-      console.log(`${VARIANTS[name].padEnd(WIDTH)} ${rps.toFixed(0).padStart(8)} ${p50.toFixed(1).padStart(8)} ${p99.toFixed(1).padStart(8)} ${ratio(name).toFixed(2).padStart(7)}`);
+      console.log(
+        `${VARIANTS[name].padEnd(WIDTH)} ${rps.toFixed(0).padStart(8)} ${p50.toFixed(1).padStart(8)} ${p99.toFixed(1).padStart(8)} ${ratio(name).toFixed(2).padStart(7)}`,
+      );
     }
     // The comparisons, each printed when the variants it needs were measured (BENCH_VARIANTS).
     if (NAMES.every((name) => m[name].cpu)) {
@@ -199,23 +223,37 @@ async function main() {
       console.log(`${'variant'.padEnd(WIDTH)} ${['service', 'postgres', 'loadgen', 'total'].map((h) => h.padStart(9)).join(' ')}`);
       for (const name of NAMES) {
         const c = cpu(name);
-        console.log(`${VARIANTS[name].padEnd(WIDTH)} ${[c.service, c.postgres, c.loadGenerator, c.total].map((v) => v.toFixed(0).padStart(9)).join(' ')}`);
+        console.log(
+          `${VARIANTS[name].padEnd(WIDTH)} ${[c.service, c.postgres, c.loadGenerator, c.total].map((v) => v.toFixed(0).padStart(9)).join(' ')}`,
+        );
       }
-      if (has('anchor')) console.log(`one bare connect-node unary hop over HTTP/1.1 (anchor - baseline): ${(cpu('anchor').total - cpu('bare').total).toFixed(0)} µs of CPU per call`);
+      if (has('anchor'))
+        console.log(
+          `one bare connect-node unary hop over HTTP/1.1 (anchor - baseline): ${(cpu('anchor').total - cpu('bare').total).toFixed(0)} µs of CPU per call`,
+        );
       if (has('inMemory', 'overHttp', 'overHttp2')) {
-        console.log(`core over Connect instead of in memory: HTTP/1.1 ${(cpu('overHttp').total - cpu('inMemory').total).toFixed(0)} µs, HTTP/2 ${(cpu('overHttp2').total - cpu('inMemory').total).toFixed(0)} µs per request`);
+        console.log(
+          `core over Connect instead of in memory: HTTP/1.1 ${(cpu('overHttp').total - cpu('inMemory').total).toFixed(0)} µs, HTTP/2 ${(cpu('overHttp2').total - cpu('inMemory').total).toFixed(0)} µs per request`,
+        );
       }
-      console.log(`budget for the target: the production topology at most ${(cpu('bare').total / TARGET).toFixed(0)} µs in all (baseline / ${TARGET})`);
+      console.log(
+        `budget for the target: the production topology at most ${(cpu('bare').total / TARGET).toFixed(0)} µs in all (baseline / ${TARGET})`,
+      );
     }
     console.log('');
     if (has('production')) {
       const verdict = ratio('production') >= TARGET ? 'MET' : 'NOT MET';
-      console.log(`ratio (production topology, --role ${PRODUCTION_ROLES} / baseline): ${ratio('production').toFixed(2)} (target >= ${TARGET.toFixed(2)}): ${verdict}`);
+      console.log(
+        `ratio (production topology, --role ${PRODUCTION_ROLES} / baseline): ${ratio('production').toFixed(2)} (target >= ${TARGET.toFixed(2)}): ${verdict}`,
+      );
     }
-    const beside = (['anchor', 'overHttp', 'overHttp2'] as const).filter((name) => has(name)).map((name) => `${VARIANTS[name]} ${ratio(name).toFixed(2)}`);
+    const beside = (['anchor', 'overHttp', 'overHttp2'] as const)
+      .filter((name) => has(name))
+      .map((name) => `${VARIANTS[name]} ${ratio(name).toFixed(2)}`);
     if (beside.length > 0) console.log(`  beside it: ${beside.join('; ')}`);
     if (has('inMemory')) console.log(`ratio (full path in memory / baseline): ${ratio('inMemory').toFixed(2)} (earlier target >= 0.50)`);
-    if (has('inMemory', 'sameWork')) console.log(`ratio (full path in memory / bare route with the same two statements): ${(m.inMemory.rps / m.sameWork.rps).toFixed(2)}`);
+    if (has('inMemory', 'sameWork'))
+      console.log(`ratio (full path in memory / bare route with the same two statements): ${(m.inMemory.rps / m.sameWork.rps).toFixed(2)}`);
   } finally {
     for (const child of children) child.kill();
     if (apiDir) rmSync(apiDir, { recursive: true, force: true });

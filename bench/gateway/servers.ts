@@ -53,7 +53,11 @@ async function main() {
         logger,
         temporalClient: noTemporal,
         // The seat benchmark records no events and opens no streams.
-        events: new EventRecorder({ db: database.db, temporalClient: noTemporal, delivery: { taskQueue: 'bench', retryScheduleMs: [], attemptTimeoutMs: 1_000 } }),
+        events: new EventRecorder({
+          db: database.db,
+          temporalClient: noTemporal,
+          delivery: { taskQueue: 'bench', retryScheduleMs: [], attemptTimeoutMs: 1_000 },
+        }),
         upstream,
         media,
       },
@@ -66,7 +70,12 @@ async function main() {
 
   const inMemory = await buildApp({ transport: createInProcessTransport(core), logger, media, maxUploadBytes: 1024 });
   await inMemory.listen({ host: '127.0.0.1', port: 0 });
-  const overHttp = await buildApp({ transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }), logger, media, maxUploadBytes: 1024 });
+  const overHttp = await buildApp({
+    transport: createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true }),
+    logger,
+    media,
+    maxUploadBytes: 1024,
+  });
   await overHttp.listen({ host: '127.0.0.1', port: 0 });
 
   // The HTTP/2 alternative: core's Connect services on an h2c server, the gateway's transport on one
@@ -76,7 +85,11 @@ async function main() {
   const h2Core = http2.createServer(connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors }));
   await listen(h2Core);
   const overHttp2 = await buildApp({
-    transport: createConnectTransport({ baseUrl: `http://127.0.0.1:${(h2Core.address() as AddressInfo).port}`, httpVersion: '2', useBinaryFormat: true }),
+    transport: createConnectTransport({
+      baseUrl: `http://127.0.0.1:${(h2Core.address() as AddressInfo).port}`,
+      httpVersion: '2',
+      useBinaryFormat: true,
+    }),
     logger,
     media,
     maxUploadBytes: 1024,
@@ -109,11 +122,17 @@ async function main() {
   // Anchor: the baseline's route making one unary call to a bare connect-node server (an answer
   // built from nothing, no interceptors) before its query. What it loses against the baseline is
   // the least any topology pays that crosses HTTP/1.1 once per request.
-  const hopServer = http.createServer(connectNodeAdapter({ routes: (router) => router.service(HealthService, { check: () => ({ ready: true }) }) }));
+  const hopServer = http.createServer(
+    connectNodeAdapter({ routes: (router) => router.service(HealthService, { check: () => ({ ready: true }) }) }),
+  );
   await listen(hopServer);
   const hopClient = createClient(
     HealthService,
-    createConnectTransport({ baseUrl: `http://127.0.0.1:${(hopServer.address() as AddressInfo).port}`, httpVersion: '1.1', useBinaryFormat: true }),
+    createConnectTransport({
+      baseUrl: `http://127.0.0.1:${(hopServer.address() as AddressInfo).port}`,
+      httpVersion: '1.1',
+      useBinaryFormat: true,
+    }),
   );
   const anchor = Fastify();
   anchor.get('/v1/seats', async () => {
@@ -124,7 +143,14 @@ async function main() {
   await anchor.listen({ host: '127.0.0.1', port: 0 });
 
   const port = (app: { server: { address(): unknown } }) => (app.server.address() as AddressInfo).port;
-  const ports = { bare: port(bare), sameWork: port(sameWork), anchor: port(anchor), inMemory: port(inMemory), overHttp: port(overHttp), overHttp2: port(overHttp2) };
+  const ports = {
+    bare: port(bare),
+    sameWork: port(sameWork),
+    anchor: port(anchor),
+    inMemory: port(inMemory),
+    overHttp: port(overHttp),
+    overHttp2: port(overHttp2),
+  };
   process.stdout.write(`${JSON.stringify(ports)}\n`);
 }
 

@@ -157,7 +157,11 @@ class MemoryWatch {
         .memory()
         .then((m) => {
           const peak = this.peaks.get(this.phase);
-          this.peaks.set(this.phase, { rss: Math.max(m.rss, peak?.rss ?? 0), heapUsed: Math.max(m.heapUsed, peak?.heapUsed ?? 0), openStreams: Math.max(m.openStreams, peak?.openStreams ?? 0) });
+          this.peaks.set(this.phase, {
+            rss: Math.max(m.rss, peak?.rss ?? 0),
+            heapUsed: Math.max(m.heapUsed, peak?.heapUsed ?? 0),
+            openStreams: Math.max(m.openStreams, peak?.openStreams ?? 0),
+          });
         })
         .catch((err: unknown) => console.error('bench: memory sample failed:', err))
         .finally(() => {
@@ -184,10 +188,22 @@ async function seedTenants(database: Database, count: number): Promise<Tenant[]>
     const customer = await tenancy.insertCustomer(database.db, { name: `Load ${i}`, seatQuota: 10, planExpiresAt: null });
     const user = await tenancy.insertUser(database.db, { customerId: customer.id, email: `load-${i}@example.com`, name: `Load ${i}` });
     const key = generateApiKey();
-    await tenancy.insertApiKey(database.db, { customerId: customer.id, userId: user!.id, name: 'load', prefix: key.prefix, keyHash: key.hash });
+    await tenancy.insertApiKey(database.db, {
+      customerId: customer.id,
+      userId: user!.id,
+      name: 'load',
+      prefix: key.prefix,
+      keyHash: key.hash,
+    });
     for (const [s, track] of (['video', 'shop', 'video'] as const).entries()) {
       const seat = await seatsRepo.insertSeat(database.db, { customerId: customer.id, name: `seat ${s}`, track });
-      await seatsRepo.bindSeat(database.db, seat.id, { accountId: `load-${i}-${s}`, accountUsername: `load_${i}_${s}`, credentialsSealed: 'x', accessTokenExpiresAt: null, refreshTokenExpiresAt: null });
+      await seatsRepo.bindSeat(database.db, seat.id, {
+        accountId: `load-${i}-${s}`,
+        accountUsername: `load_${i}_${s}`,
+        credentialsSealed: 'x',
+        accessTokenExpiresAt: null,
+        refreshTokenExpiresAt: null,
+      });
     }
     tenants.push({ customerId: customer.id, apiKey: key.plaintext });
   });
@@ -237,7 +253,9 @@ const writeRequests = (nextKey: () => string): autocannon.Request[] => [
 async function measure(port: number, requests: autocannon.Request[], seconds: number): Promise<Measurement> {
   const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests });
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`port ${port}: ${result.non2xx} non-2xx responses (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors, ${result.timeouts} timeouts`);
+    throw new Error(
+      `port ${port}: ${result.non2xx} non-2xx responses (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
   }
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
 }
@@ -263,7 +281,12 @@ async function compare(
   return Object.fromEntries(
     Object.entries(runs).map(([name, ms]) => [
       name,
-      { rps: mid(ms.map((m) => m.rps)), p50: mid(ms.map((m) => m.p50)), p99: mid(ms.map((m) => m.p99)), requests: ms.reduce((n, m) => n + m.requests, 0) },
+      {
+        rps: mid(ms.map((m) => m.rps)),
+        p50: mid(ms.map((m) => m.p50)),
+        p99: mid(ms.map((m) => m.p99)),
+        requests: ms.reduce((n, m) => n + m.requests, 0),
+      },
     ]),
   );
 }
@@ -340,7 +363,11 @@ async function fanOut(database: Database, origin: string, tenants: Tenant[], whi
       if (wait > 0) await sleep(wait);
     }
     const expected = STREAMS * SSE_EVENTS;
-    await waitUntil(() => clients.received() >= expected, DELIVERY_TIMEOUT_MS, `${expected} event arrivals over ${STREAMS} streams (${clients.received()} so far)`).catch((err: unknown) => {
+    await waitUntil(
+      () => clients.received() >= expected,
+      DELIVERY_TIMEOUT_MS,
+      `${expected} event arrivals over ${STREAMS} streams (${clients.received()} so far)`,
+    ).catch((err: unknown) => {
       throw new Error(`${String(err)}; ${clients.received()} arrived`);
     });
     const latencies: number[] = [];
@@ -402,7 +429,11 @@ async function main() {
     // deleted between runs, so every run starts with none and no customer nears its limit of 20.
     let leftover = 0;
     const deleteLeftovers = async () => {
-      const rows = await rawQuery<{ id: string }>(database.db, 'update webhook_endpoints set deleted_at = now() where deleted_at is null returning id', []);
+      const rows = await rawQuery<{ id: string }>(
+        database.db,
+        'update webhook_endpoints set deleted_at = now() where deleted_at is null returning id',
+        [],
+      );
       leftover += rows.length;
     };
     loadAt.write = loadAverage();
@@ -451,17 +482,27 @@ async function main() {
         `\nRate limit in the service: ${RATE_PER_MINUTE}/min per key (default 60): every request runs the limiter's statement on its key's bucket row, none is refused.`,
     );
 
-    const loadRows = (m: Record<string, Measurement>, unit: string) => [
-      ['baseline: bare route, same statements as the route', m.bare!],
-      ['bare route + the authentication and rate-limit statement', m.sameWork!],
-      ['service: gateway, core in memory, Postgres', m.service!],
-    ].map(([name, x]) => {
-      const v = x as Measurement;
-      return [name as string, v.rps.toFixed(0), v.p50.toFixed(1), v.p99.toFixed(1), ratio(v.rps, m.bare!.rps), `${perKeyPerMinute(v)} ${unit}`];
-    });
+    const loadRows = (m: Record<string, Measurement>, unit: string) =>
+      [
+        ['baseline: bare route, same statements as the route', m.bare!],
+        ['bare route + the authentication and rate-limit statement', m.sameWork!],
+        ['service: gateway, core in memory, Postgres', m.service!],
+      ].map(([name, x]) => {
+        const v = x as Measurement;
+        return [
+          name as string,
+          v.rps.toFixed(0),
+          v.p50.toFixed(1),
+          v.p99.toFixed(1),
+          ratio(v.rps, m.bare!.rps),
+          `${perKeyPerMinute(v)} ${unit}`,
+        ];
+      });
     console.log(`\nread: GET /v1/seats (load average at the start: ${loadAt.read})`);
     console.log(formatTable(['variant', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'per key'], loadRows(read, 'req/min')));
-    console.log(`\nwrite: POST /v1/webhook-endpoints, then DELETE /v1/webhook-endpoints/:id (req/s counts both; operations/s is half; load average at the start: ${loadAt.write})`);
+    console.log(
+      `\nwrite: POST /v1/webhook-endpoints, then DELETE /v1/webhook-endpoints/:id (req/s counts both; operations/s is half; load average at the start: ${loadAt.write})`,
+    );
     console.log(formatTable(['variant', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'per key'], loadRows(write, 'req/min')));
     console.log(`endpoints left live by a run's end between create and delete, deleted between runs: ${leftover}`);
 
@@ -475,7 +516,18 @@ async function main() {
     );
     console.log(
       formatTable(
-        ['variant', 'open all ms', 'p50 ms', 'p99 ms', 'max ms', 'all streams have all events ms', 'of which recording ms', 'after last commit ms', 'record tx p50/max ms', 'broken'],
+        [
+          'variant',
+          'open all ms',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'all streams have all events ms',
+          'of which recording ms',
+          'after last commit ms',
+          'record tx p50/max ms',
+          'broken',
+        ],
         [
           ['baseline: bare node:http fan-out, one read per event', bareFanOut, b],
           ['service: GET /v1/events/stream', serviceFanOut, s],
@@ -508,7 +560,9 @@ async function main() {
           ['before', mb(before.rss), mb(before.heapUsed), '', ''],
           ...phases.map((p) => {
             const peak = watch.peaks.get(p);
-            return peak ? [`peak during ${p}`, mb(peak.rss), mb(peak.heapUsed), mb(peak.rss - before.rss), mb(peak.heapUsed - before.heapUsed)] : [`peak during ${p}`, '-', '-', '-', '-'];
+            return peak
+              ? [`peak during ${p}`, mb(peak.rss), mb(peak.heapUsed), mb(peak.rss - before.rss), mb(peak.heapUsed - before.heapUsed)]
+              : [`peak during ${p}`, '-', '-', '-', '-'];
           }),
           ['after', mb(after.rss), mb(after.heapUsed), mb(after.rss - before.rss), mb(after.heapUsed - before.heapUsed)],
         ],
@@ -516,7 +570,8 @@ async function main() {
     );
     const peakRss = Math.max(...[...watch.peaks.values()].map((p) => p.rss));
     const peakHeap = Math.max(...[...watch.peaks.values()].map((p) => p.heapUsed));
-    const perStream = (withStreams: MemorySample, without: MemorySample) => `${((withStreams.heapUsed - without.heapUsed) / STREAMS / 1024).toFixed(1)} KB`;
+    const perStream = (withStreams: MemorySample, without: MemorySample) =>
+      `${((withStreams.heapUsed - without.heapUsed) / STREAMS / 1024).toFixed(1)} KB`;
     const barePeak = bareWatch.peaks.get('sse baseline');
     console.log(
       `heap kept per open stream (after full GC, ${STREAMS} streams open, all events delivered, over the same before them):` +
@@ -544,8 +599,18 @@ async function main() {
           ['write p99 ms', write.bare!.p99.toFixed(1), write.service!.p99.toFixed(1), ratio(write.service!.p99, write.bare!.p99)],
           [`SSE p50 ms (${STREAMS} streams)`, String(b.p50), String(s.p50), ratio(s.p50, b.p50)],
           [`SSE p99 ms (${STREAMS} streams)`, String(b.p99), String(s.p99), ratio(s.p99, b.p99)],
-          ['SSE all streams have all events ms', String(bareFanOut.completeMs), String(serviceFanOut.completeMs), ratio(serviceFanOut.completeMs, bareFanOut.completeMs)],
-          ['  of which after the last commit ms', String(bareFanOut.completeMs - bareFanOut.recordMs), String(serviceFanOut.completeMs - serviceFanOut.recordMs), ratio(serviceFanOut.completeMs - serviceFanOut.recordMs, bareFanOut.completeMs - bareFanOut.recordMs)],
+          [
+            'SSE all streams have all events ms',
+            String(bareFanOut.completeMs),
+            String(serviceFanOut.completeMs),
+            ratio(serviceFanOut.completeMs, bareFanOut.completeMs),
+          ],
+          [
+            '  of which after the last commit ms',
+            String(bareFanOut.completeMs - bareFanOut.recordMs),
+            String(serviceFanOut.completeMs - serviceFanOut.recordMs),
+            ratio(serviceFanOut.completeMs - serviceFanOut.recordMs, bareFanOut.completeMs - bareFanOut.recordMs),
+          ],
           ['service heap growth after GC', '', mb(after.heapUsed - before.heapUsed), memoryPass ? 'PASS' : 'FAIL'],
         ],
       ),

@@ -89,7 +89,11 @@ async function startService(database: Database, ratePerMinute: number, closers: 
         hub,
         logger,
         temporalClient: noTemporal,
-        events: new EventRecorder({ db: database.db, temporalClient: noTemporal, delivery: { taskQueue: 'bench-load', retryScheduleMs: [], attemptTimeoutMs: 1_000 } }),
+        events: new EventRecorder({
+          db: database.db,
+          temporalClient: noTemporal,
+          delivery: { taskQueue: 'bench-load', retryScheduleMs: [], attemptTimeoutMs: 1_000 },
+        }),
         upstream,
         media,
         // Endpoints created by the write phase point at 127.0.0.1 and receive nothing (no event is
@@ -137,7 +141,12 @@ async function startBaseline(database: Database, ratePerMinute: number, closers:
       const row = await db.transaction(async (tx) => {
         await lockCustomer(tx, customerId);
         if ((await countLiveEndpoints(tx, customerId)) >= 20) throw new Error('too many endpoints');
-        return insertEndpoint(tx, { customerId, url: new URL(body.url).href, eventTypes: [...new Set(body.eventTypes)], signingKey: randomBytes(32).toString('hex') });
+        return insertEndpoint(tx, {
+          customerId,
+          url: new URL(body.url).href,
+          eventTypes: [...new Set(body.eventTypes)],
+          signingKey: randomBytes(32).toString('hex'),
+        });
       });
       return { code: 0, message: 'ok', data: { id: row.id, url: row.url } };
     });
@@ -207,14 +216,23 @@ async function main() {
   const ratePerMinute = Number(env('BENCH_RATE_PER_MINUTE'));
   const database = await openDatabase({ url: env('BENCH_DATABASE_URL'), dataDir: '.data', poolSize: POOL_SIZE, migrate: false });
   const closers: Array<() => Promise<unknown>> = [() => database.close()];
-  const started = role === 'service' ? await startService(database, ratePerMinute, closers) : await startBaseline(database, ratePerMinute, closers);
+  const started =
+    role === 'service' ? await startService(database, ratePerMinute, closers) : await startBaseline(database, ratePerMinute, closers);
 
   const send = (message: ServerMessage) => process.send?.(message);
   process.on('message', (request: ServerRequest) => {
     if (request.kind !== 'memory') return;
     if (request.gc) globalThis.gc?.();
     const m = process.memoryUsage();
-    send({ kind: 'memory', id: request.id, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, openStreams: started.openStreams() });
+    send({
+      kind: 'memory',
+      id: request.id,
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+      openStreams: started.openStreams(),
+    });
   });
   // The parent ending (normally or not) ends this process: nothing here outlives the run.
   process.once('disconnect', () => {

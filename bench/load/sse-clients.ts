@@ -35,7 +35,10 @@ export async function openStreams(origin: string, keys: string[], count: number,
 
   const open = (index: number) =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request(url, { agent, headers: { authorization: `Bearer ${keys[index % keys.length]!}`, accept: 'text/event-stream' } });
+      const req = http.request(url, {
+        agent,
+        headers: { authorization: `Bearer ${keys[index % keys.length]!}`, accept: 'text/event-stream' },
+      });
       requests.push(req);
       const timer = setTimeout(() => req.destroy(new Error(`stream ${index} did not open within ${OPEN_TIMEOUT_MS} ms`)), OPEN_TIMEOUT_MS);
       req.once('error', (err) => {

@@ -67,7 +67,8 @@ class Completions {
     const data = event.data as { record_id: string; status: PublishStatus; post_id: string | null; reason: string | null };
     let outcome: { at: number; failure?: string } | undefined;
     if (data.status === 'publish_complete' && data.post_id) outcome = { at };
-    else if (data.status !== 'publish_complete' && isTerminal(data.status)) outcome = { at, failure: `${data.status}: ${data.reason ?? 'no reason'}` };
+    else if (data.status !== 'publish_complete' && isTerminal(data.status))
+      outcome = { at, failure: `${data.status}: ${data.reason ?? 'no reason'}` };
     if (!outcome || this.seen.has(data.record_id)) return;
     this.seen.set(data.record_id, outcome);
     this.waiting.get(data.record_id)?.(outcome);
@@ -143,7 +144,10 @@ async function main() {
       signal: AbortSignal.timeout(10_000),
     });
     if (!created.ok) throw new Error(`the emulator refused to create an account: HTTP ${created.status}`);
-    const { account, tokens } = (await created.json()) as { account: { openId: string; username: string }; tokens: { access_token: string } };
+    const { account, tokens } = (await created.json()) as {
+      account: { openId: string; username: string };
+      tokens: { access_token: string };
+    };
 
     const stack = await startBenchStack({
       name: 'publish',
@@ -169,7 +173,8 @@ async function main() {
         bodyTimeout: PUBLISH_TIMEOUT_MS,
       });
       const answer = (await res.body.json()) as { code: number; message?: string; data: { id: string } };
-      if (res.statusCode !== 200 || answer.code !== 0) throw new Error(`publish refused: HTTP ${res.statusCode} code ${answer.code} ${answer.message ?? ''}`);
+      if (res.statusCode !== 200 || answer.code !== 0)
+        throw new Error(`publish refused: HTTP ${res.statusCode} code ${answer.code} ${answer.message ?? ''}`);
       const answeredAt = Date.now();
       const completedAt = await completions.completedAt(answer.data.id, PUBLISH_TIMEOUT_MS);
       return { recordId: answer.data.id, startedAt, answeredAt, completedAt };
@@ -186,8 +191,10 @@ async function main() {
         // As the workflow does: a pause of the poll interval, then one status read.
         await sleep(POLL_MS);
         const status = await getPublishStatus(upstream.vplat, tokens.access_token, { business_id: account.openId, publish_id: share_id });
-        if (status.status === 'PUBLISH_COMPLETE' && status.post_ids?.length) return { startedAt, submittedAt, completedAt: Date.now(), polls };
-        if (status.status !== 'PROCESSING_DOWNLOAD' && status.status !== 'PUBLISH_COMPLETE') throw new Error(`baseline publish ${share_id} ended ${status.status}: ${status.reason ?? ''}`);
+        if (status.status === 'PUBLISH_COMPLETE' && status.post_ids?.length)
+          return { startedAt, submittedAt, completedAt: Date.now(), polls };
+        if (status.status !== 'PROCESSING_DOWNLOAD' && status.status !== 'PUBLISH_COMPLETE')
+          throw new Error(`baseline publish ${share_id} ended ${status.status}: ${status.reason ?? ''}`);
       }
       throw new Error(`baseline publish ${share_id} did not complete within ${PUBLISH_TIMEOUT_MS} ms`);
     };
@@ -219,7 +226,14 @@ async function main() {
       const row = await records.findPublishRecord(stack.db, s.recordId);
       if (row?.status === 'publish_complete' && row.postId) recordsComplete += 1;
     }
-    const breakdown = { toStart: [] as number[], toSubmit: [] as number[], submit: [] as number[], pollWait: [] as number[], afterLastPoll: [] as number[], polls: [] as number[] };
+    const breakdown = {
+      toStart: [] as number[],
+      toSubmit: [] as number[],
+      submit: [] as number[],
+      pollWait: [] as number[],
+      afterLastPoll: [] as number[],
+      polls: [] as number[],
+    };
     for (const s of service.samples) {
       const history = await stack.temporal.workflow.getHandle(workflowIds.publish(s.recordId)).fetchHistory();
       const events = history.events ?? [];
@@ -236,7 +250,11 @@ async function main() {
       breakdown.polls.push(fired.length);
       if (process.env.BENCH_SHOW_HISTORY && breakdown.polls.length === 1) {
         const t0 = ms(started.eventTime);
-        console.log(events.map((e) => `+${ms(e.eventTime) - t0} ms ${Object.keys(e).find((k) => k.endsWith('EventAttributes')) ?? String(e.eventType)}`).join('\n'));
+        console.log(
+          events
+            .map((e) => `+${ms(e.eventTime) - t0} ms ${Object.keys(e).find((k) => k.endsWith('EventAttributes')) ?? String(e.eventType)}`)
+            .join('\n'),
+        );
       }
     }
 
@@ -246,29 +264,54 @@ async function main() {
     const overhead = serviceLatency.map((l) => l - baselineMedian);
     const serviceRate = N / service.seconds;
     const baselineRate = N / baseline.seconds;
-    const p = (values: number[]) => `p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms, p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`;
+    const p = (values: number[]) =>
+      `p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms, p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`;
     const med = (values: number[]) => `${percentile(values, 50).toFixed(0).padStart(5)} ms`;
 
-    console.log(`\nbench/publish: ${N} video publishes, ${CONCURRENCY} at a time, status polled every ${POLL_MS} ms; emulator completes in ~1 ms (its clock ticks every 25 ms); one machine (${process.version})`);
+    console.log(
+      `\nbench/publish: ${N} video publishes, ${CONCURRENCY} at a time, status polled every ${POLL_MS} ms; emulator completes in ~1 ms (its clock ticks every 25 ms); one machine (${process.version})`,
+    );
     console.log(`${'variant'.padEnd(58)} ${'publishes/s'.padStart(12)} ${'ratio'.padStart(7)}`);
-    console.log(`${'baseline: official publish + status polls from a loop'.padEnd(58)} ${baselineRate.toFixed(1).padStart(12)} ${'1.00'.padStart(7)}`);
-    console.log(`${'service: gateway, core, publish workflow, SSE'.padEnd(58)} ${serviceRate.toFixed(1).padStart(12)} ${(serviceRate / baselineRate).toFixed(2).padStart(7)}`);
+    console.log(
+      `${'baseline: official publish + status polls from a loop'.padEnd(58)} ${baselineRate.toFixed(1).padStart(12)} ${'1.00'.padStart(7)}`,
+    );
+    console.log(
+      `${'service: gateway, core, publish workflow, SSE'.padEnd(58)} ${serviceRate.toFixed(1).padStart(12)} ${(serviceRate / baselineRate).toFixed(2).padStart(7)}`,
+    );
     console.log(`\nrequest to publish_complete with post id:`);
     console.log(`  baseline: ${p(baselineLatency)}`);
     console.log(`  service:  ${p(serviceLatency)}`);
-    console.log(`  service overhead = each service publish's latency minus the baseline's median latency (${baselineMedian} ms): ${p(overhead)}`);
-    console.log(`\nofficial publish calls the emulator received for the service run: ${serviceDownloads} (video downloads, one per accepted call), posts created: ${servicePosts.length} (${distinctCaptions} distinct captions); expected ${N} each`);
+    console.log(
+      `  service overhead = each service publish's latency minus the baseline's median latency (${baselineMedian} ms): ${p(overhead)}`,
+    );
+    console.log(
+      `\nofficial publish calls the emulator received for the service run: ${serviceDownloads} (video downloads, one per accepted call), posts created: ${servicePosts.length} (${distinctCaptions} distinct captions); expected ${N} each`,
+    );
     console.log(`service records in publish_complete with a post id: ${recordsComplete}/${N}`);
     console.log(`\nwhere the service's time goes (medians over ${breakdown.polls.length} workflow histories):`);
-    console.log(`  POST answered (record stored, workflow started, share id awaited): ${p(service.samples.map((s) => s.answeredAt - s.startedAt))}`);
-    const step = (label: string, values: number[], note = '') => console.log(`  ${label.padEnd(52)} ${med(values)}${note ? `  ${note}` : ''}`);
+    console.log(
+      `  POST answered (record stored, workflow started, share id awaited): ${p(service.samples.map((s) => s.answeredAt - s.startedAt))}`,
+    );
+    const step = (label: string, values: number[], note = '') =>
+      console.log(`  ${label.padEnd(52)} ${med(values)}${note ? `  ${note}` : ''}`);
     step('request -> workflow started', breakdown.toStart);
     step('workflow started -> submit activity running', breakdown.toSubmit);
     step('submit activity (official publish, record writes)', breakdown.submit);
     step('submit done -> last poll timer fired', breakdown.pollWait, `(${percentile(breakdown.polls, 50)} poll(s) of ${POLL_MS} ms)`);
-    step('last poll timer fired -> completion seen on SSE', breakdown.afterLastPoll, '(refresh activity, official status, event log, NOTIFY, stream)');
-    console.log(`  (Temporal fires no timer before now + history.timerProcessorMaxTimeShift, 1 s by default, so a ${POLL_MS} ms poll pause lasts about 1 s)`);
-    console.log(`baseline: official publish call ${med(baseline.samples.map((s) => s.submittedAt - s.startedAt))}, ${percentile(baseline.samples.map((s) => s.polls), 50)} poll(s) at the median`);
+    step(
+      'last poll timer fired -> completion seen on SSE',
+      breakdown.afterLastPoll,
+      '(refresh activity, official status, event log, NOTIFY, stream)',
+    );
+    console.log(
+      `  (Temporal fires no timer before now + history.timerProcessorMaxTimeShift, 1 s by default, so a ${POLL_MS} ms poll pause lasts about 1 s)`,
+    );
+    console.log(
+      `baseline: official publish call ${med(baseline.samples.map((s) => s.submittedAt - s.startedAt))}, ${percentile(
+        baseline.samples.map((s) => s.polls),
+        50,
+      )} poll(s) at the median`,
+    );
   } finally {
     for (const close of closers) await close().catch((err: unknown) => console.error('bench: cleanup failed:', err));
   }

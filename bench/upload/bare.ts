@@ -57,7 +57,13 @@ function s3Sink(): Sink {
   const partSize = Number(required('BARE_S3_PART_SIZE_BYTES'));
   const queueSize = Number(required('BARE_S3_PARTS_IN_FLIGHT'));
   return async (key, body) => {
-    await new Upload({ client, params: { Bucket: bucket, Key: `${prefix}${key}`, Body: body }, partSize, queueSize, leavePartsOnError: false }).done();
+    await new Upload({
+      client,
+      params: { Bucket: bucket, Key: `${prefix}${key}`, Body: body },
+      partSize,
+      queueSize,
+      leavePartsOnError: false,
+    }).done();
   };
 }
 

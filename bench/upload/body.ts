@@ -55,7 +55,7 @@ export function videoBytes(size: number): VideoBytes {
     sha256() {
       if (digest === undefined) {
         const hash = createHash('sha256');
-        for (let sent = 0; sent < size; ) {
+        for (let sent = 0; sent < size;) {
           const chunk = chunkAt(sent);
           hash.update(chunk);
           sent += chunk.length;
@@ -71,10 +71,14 @@ export function videoBytes(size: number): VideoBytes {
  * The body of a `POST /v1/videos` as `curl -F seatId=… -F file=@video.mp4` sends it: the field,
  * then the file part, with a Content-Length, the file streamed from `video`.
  */
-export function multipartUpload(fields: Record<string, string>, video: VideoBytes): { contentType: string; contentLength: number; body(): Readable } {
+export function multipartUpload(
+  fields: Record<string, string>,
+  video: VideoBytes,
+): { contentType: string; contentLength: number; body(): Readable } {
   const boundary = `----vps-bench-${randomBytes(8).toString('hex')}`;
   let preamble = '';
-  for (const [name, value] of Object.entries(fields)) preamble += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  for (const [name, value] of Object.entries(fields))
+    preamble += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   preamble += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`;
   const head = Buffer.from(preamble);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);

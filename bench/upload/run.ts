@@ -88,12 +88,18 @@ const sidesOf = (store: Store): Side[] => (store === 'folder' ? ['baseline', 'no
 
 const LABELS: Record<Kind, Record<Side, Record<Store, string>>> = {
   upload: {
-    baseline: { folder: `baseline: bare node:http, raw body -> file (${WRITE_BUFFER_BYTES / MiB} MiB buffer)`, s3: 'baseline: bare node:http -> lib-storage Upload' },
+    baseline: {
+      folder: `baseline: bare node:http, raw body -> file (${WRITE_BUFFER_BYTES / MiB} MiB buffer)`,
+      s3: 'baseline: bare node:http -> lib-storage Upload',
+    },
     nodeDefaults: { folder: 'reference: the same, Node default 16 KiB buffer', s3: '' },
     service: { folder: 'service: POST /v1/videos multipart', s3: 'service: POST /v1/videos multipart' },
   },
   fetch: {
-    baseline: { folder: `baseline: bare undici GET -> file (${WRITE_BUFFER_BYTES / MiB} MiB buffer)`, s3: 'baseline: bare undici GET -> lib-storage Upload' },
+    baseline: {
+      folder: `baseline: bare undici GET -> file (${WRITE_BUFFER_BYTES / MiB} MiB buffer)`,
+      s3: 'baseline: bare undici GET -> lib-storage Upload',
+    },
     nodeDefaults: { folder: 'reference: the same, Node default 16 KiB buffer', s3: '' },
     service: { folder: 'service: POST /v1/videos sourceUrl, to available', s3: 'service: POST /v1/videos sourceUrl, to available' },
   },
@@ -174,7 +180,10 @@ async function send(url: string, headers: Record<string, string>, body: ReturnTy
 
 /** The bare process of bench/upload/bare.ts for one store, listening on loopback. */
 async function startBare(env: Record<string, string>): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'bare.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'bare.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -249,7 +258,13 @@ interface StoreRun {
   profile: string[];
 }
 
-async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, small: VideoBytes, minio: S3Server | undefined): Promise<StoreRun> {
+async function runStore(
+  store: Store,
+  video: VideoBytes,
+  warmup: VideoBytes,
+  small: VideoBytes,
+  minio: S3Server | undefined,
+): Promise<StoreRun> {
   const loadBefore = loadAverage();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `vps-bench-upload-${store}-`));
   const mine: Array<{ what: string; close: () => Promise<unknown> }> = [];
@@ -261,7 +276,8 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
   own('the data folder', async () => (KEEP ? console.log(`kept ${dataDir}`) : fs.rmSync(dataDir, { recursive: true, force: true })));
   try {
     const mediaDir = path.join(dataDir, 'media');
-    const storeEnv: Record<string, string> = store === 'folder' ? { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: mediaDir } : s3Env(minio!, minio!.bucket);
+    const storeEnv: Record<string, string> =
+      store === 'folder' ? { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: mediaDir } : s3Env(minio!, minio!.bucket);
     const serviceEnv: Record<string, string> = { ...storeEnv, LOG_LEVEL };
     // The cap is the service's default (1 GiB); a larger file raises it just enough.
     if (BYTES > VARIABLES.VIDEO_MAX_BYTES.fallback) serviceEnv.VIDEO_MAX_BYTES = String(BYTES);
@@ -293,7 +309,12 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
     );
     own('the bare receiver', () => bare.stop());
     const s3 = minio
-      ? new S3Client({ endpoint: minio.endpoint, region: settings.MEDIA_S3_REGION, forcePathStyle: true, credentials: { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey } })
+      ? new S3Client({
+          endpoint: minio.endpoint,
+          region: settings.MEDIA_S3_REGION,
+          forcePathStyle: true,
+          credentials: { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey },
+        })
       : undefined;
     if (s3) own('the S3 client', async () => s3.destroy());
     const files = { 'video.mp4': video, 'warmup.mp4': warmup, 'small.mp4': small };
@@ -302,7 +323,8 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
     const serviceSampler = new RssSampler(service.pid, SAMPLE_MS);
     const bareSampler = new RssSampler(bare.pid, SAMPLE_MS);
     own('the memory samplers', async () => [serviceSampler, bareSampler].forEach((s) => s.stop()));
-    const receiver = (side: Side) => (side === 'service' ? { pid: service.pid, sampler: serviceSampler } : { pid: bare.pid, sampler: bareSampler });
+    const receiver = (side: Side) =>
+      side === 'service' ? { pid: service.pid, sampler: serviceSampler } : { pid: bare.pid, sampler: bareSampler };
 
     /** The size of a baseline's object; the object is removed. */
     const takeBareObject = async (name: string): Promise<number | undefined> => {
@@ -324,7 +346,9 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
     const serviceVideo = (answer: () => VideoAnswer | undefined, bytes: VideoBytes) => async () => {
       const video = answer();
       if (video?.status !== 'available' || video.sizeBytes !== bytes.size || video.sha256 !== bytes.sha256()) {
-        throw new Error(`the service did not store the file: ${JSON.stringify(video)}; expected ${bytes.size} bytes, SHA-256 ${bytes.sha256()}`);
+        throw new Error(
+          `the service did not store the file: ${JSON.stringify(video)}; expected ${bytes.size} bytes, SHA-256 ${bytes.sha256()}`,
+        );
       }
       // Removes the file as well: the next transfer starts from the same empty store.
       await call('DELETE', `${service.gateway}/v1/videos/${video.id}`, service.apiKey);
@@ -335,10 +359,16 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
       const buffer = side === 'nodeDefaults' ? 'buffer=node' : '';
       if (kind === 'upload') {
         const body = multipartUpload({ seatId: service.seatId }, bytes);
-        return { run: async () => void (await send(`${bare.url}/upload/${name}?${buffer}`, {}, body)), check: bareObject(name, body.contentLength) };
+        return {
+          run: async () => void (await send(`${bare.url}/upload/${name}?${buffer}`, {}, body)),
+          check: bareObject(name, body.contentLength),
+        };
       }
       const url = encodeURIComponent(`${source.origin}/${file}`);
-      return { run: async () => void (await send(`${bare.url}/fetch/${name}?url=${url}&${buffer}`, {}, undefined)), check: bareObject(name, bytes.size) };
+      return {
+        run: async () => void (await send(`${bare.url}/fetch/${name}?url=${url}&${buffer}`, {}, undefined)),
+        check: bareObject(name, bytes.size),
+      };
     };
     const serviceTransfer = (kind: Kind, bytes: VideoBytes, file: string): Planned => {
       let answer: VideoAnswer | undefined;
@@ -346,14 +376,21 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
         const body = multipartUpload({ seatId: service.seatId }, bytes);
         return {
           run: async () => {
-            answer = (JSON.parse(await send(`${service.gateway}/v1/videos`, { authorization: `Bearer ${service.apiKey}` }, body)) as { data: VideoAnswer }).data;
+            answer = (
+              JSON.parse(await send(`${service.gateway}/v1/videos`, { authorization: `Bearer ${service.apiKey}` }, body)) as {
+                data: VideoAnswer;
+              }
+            ).data;
           },
           check: serviceVideo(() => answer, bytes),
         };
       }
       return {
         run: async () => {
-          answer = await call<VideoAnswer>('POST', `${service.gateway}/v1/videos`, service.apiKey, { sourceUrl: `${source.origin}/${file}`, seatId: service.seatId });
+          answer = await call<VideoAnswer>('POST', `${service.gateway}/v1/videos`, service.apiKey, {
+            sourceUrl: `${source.origin}/${file}`,
+            seatId: service.seatId,
+          });
           // Past VIDEO_FETCH_WAIT_MS the answer says processing: the record is polled.
           while (answer.status === 'processing') {
             await sleep(POLL_MS);
@@ -380,7 +417,9 @@ async function runStore(store: Store, video: VideoBytes, warmup: VideoBytes, sma
     for (const kind of KINDS) for (const side of sides) await transfer(kind, side, warmup);
     const fixedCost = new Map<`${Kind} ${Side}`, number[]>();
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const kind of KINDS) for (const side of sides) fixedCost.set(`${kind} ${side}`, [...(fixedCost.get(`${kind} ${side}`) ?? []), (await transfer(kind, side, small)).seconds]);
+      for (const kind of KINDS)
+        for (const side of sides)
+          fixedCost.set(`${kind} ${side}`, [...(fixedCost.get(`${kind} ${side}`) ?? []), (await transfer(kind, side, small)).seconds]);
     }
     const results = new Map<`${Kind} ${Side}`, Transfer[]>();
     for (let round = 1; round <= ROUNDS; round++) {
@@ -429,7 +468,9 @@ function summarizeServiceProfile(dir: string, service: ServiceChild, results: St
     if (!last) continue;
     const w = windowTicks(main, exitAt, last.startedAt, last.endedAt);
     const summary = summarizeProfile(main, w.from, w.to);
-    lines.push(`  ${kind}, last round: ${(summary.windowMs / 1000).toFixed(2)} s window, main thread sampled ${(summary.sampledMs / 1000).toFixed(2)} s`);
+    lines.push(
+      `  ${kind}, last round: ${(summary.windowMs / 1000).toFixed(2)} s window, main thread sampled ${(summary.sampledMs / 1000).toFixed(2)} s`,
+    );
     lines.push(
       formatTable(
         ['category', 'self ms', 'inclusive ms'],
@@ -470,18 +511,39 @@ function report(run: StoreRun): string[] {
     }
     const ratio = median(kind, 'baseline') / median(kind, 'service');
     const growth = Math.max(...(run.results.get(`${kind} service`) ?? []).map((t) => t.rssPeak - t.rssBefore)) / MiB;
-    const reference = sides.includes('nodeDefaults') ? `; against Node's default buffer ${(median(kind, 'nodeDefaults') / median(kind, 'service')).toFixed(2)}` : '';
+    const reference = sides.includes('nodeDefaults')
+      ? `; against Node's default buffer ${(median(kind, 'nodeDefaults') / median(kind, 'service')).toFixed(2)}`
+      : '';
     verdicts.push(
       `  ${run.store.padEnd(6)} ${(kind === 'upload' ? 'multipart upload' : 'remote fetch').padEnd(16)}  ratio ${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? 'PASS' : 'MISS'}${reference}` +
         `   service RSS growth ${growth.toFixed(0)} MiB ${growth < RSS_BOUND_MIB ? 'PASS' : 'MISS'}`,
     );
   }
-  console.log(formatTable(['variant', 'median s', 'MB/s', 'ratio', 'rounds (s)', 'CPU s', 'main thread', 'client CPU s', 'busy %', 'RSS before', 'peak', 'growth MiB'], rows));
+  console.log(
+    formatTable(
+      [
+        'variant',
+        'median s',
+        'MB/s',
+        'ratio',
+        'rounds (s)',
+        'CPU s',
+        'main thread',
+        'client CPU s',
+        'busy %',
+        'RSS before',
+        'peak',
+        'growth MiB',
+      ],
+      rows,
+    ),
+  );
   const fixed = (kind: Kind, side: Side) => `${(mid(run.fixedCost.get(`${kind} ${side}`) ?? []) * 1000).toFixed(0)} ms`;
   console.log(
     `fixed cost (median of ${ROUNDS} transfers of ${mib(FIXED_COST_BYTES)} MiB): upload ${fixed('upload', 'baseline')} baseline, ${fixed('upload', 'service')} service; fetch ${fixed('fetch', 'baseline')} baseline, ${fixed('fetch', 'service')} service`,
   );
-  if (run.profile.length > 0) console.log(`\nwhere the service's main thread spent its time (BENCH_CPU_PROF=1):\n${run.profile.join('\n')}`);
+  if (run.profile.length > 0)
+    console.log(`\nwhere the service's main thread spent its time (BENCH_CPU_PROF=1):\n${run.profile.join('\n')}`);
   return verdicts;
 }
 
@@ -499,8 +561,11 @@ async function main() {
   }
   const started = Date.now();
   try {
-    for (const store of STORES) if (store !== 'folder' && store !== 's3') throw new Error(`BENCH_STORES: ${String(store)} is neither folder nor s3`);
-    console.log(`bench/upload: ${mib(BYTES)} MiB per transfer, ${ROUNDS} interleaved rounds (medians), stores ${STORES.join(', ')}; ${machineLine()}`);
+    for (const store of STORES)
+      if (store !== 'folder' && store !== 's3') throw new Error(`BENCH_STORES: ${String(store)} is neither folder nor s3`);
+    console.log(
+      `bench/upload: ${mib(BYTES)} MiB per transfer, ${ROUNDS} interleaved rounds (medians), stores ${STORES.join(', ')}; ${machineLine()}`,
+    );
     const video = videoBytes(BYTES);
     const warmup = videoBytes(Math.min(WARMUP_BYTES, BYTES));
     const small = videoBytes(FIXED_COST_BYTES);
@@ -518,10 +583,18 @@ async function main() {
       runs.push(await runStore(store, video, warmup, small, minio));
     }
     const verdicts = runs.flatMap((run) => report(run));
-    console.log(`\nMB = 10^6 bytes, MiB = 2^20; ratio = the baseline's median time / this variant's; CPU = the receiving process's median CPU seconds per transfer`);
-    console.log(`(main thread: the part its event loop spent; the rest is the hashing thread, libuv's pool and V8's garbage collection threads),`);
-    console.log(`client CPU = this process's (client and source); busy % = the machine's cores, everyone's work included; RSS: VmRSS every ${SAMPLE_MS} ms, worst round`);
-    console.log(`\nverdicts (service >= ${TARGET_RATIO} x baseline throughput; service RSS growth < ${RSS_BOUND_MIB} MiB in every round):\n${verdicts.join('\n')}`);
+    console.log(
+      `\nMB = 10^6 bytes, MiB = 2^20; ratio = the baseline's median time / this variant's; CPU = the receiving process's median CPU seconds per transfer`,
+    );
+    console.log(
+      `(main thread: the part its event loop spent; the rest is the hashing thread, libuv's pool and V8's garbage collection threads),`,
+    );
+    console.log(
+      `client CPU = this process's (client and source); busy % = the machine's cores, everyone's work included; RSS: VmRSS every ${SAMPLE_MS} ms, worst round`,
+    );
+    console.log(
+      `\nverdicts (service >= ${TARGET_RATIO} x baseline throughput; service RSS growth < ${RSS_BOUND_MIB} MiB in every round):\n${verdicts.join('\n')}`,
+    );
     console.log(`\nrun took ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadAverage()}`);
   } finally {
     await closeAll();

@@ -32,7 +32,13 @@ export interface ServiceChild {
 }
 
 /** Starts the service with the settings every run shares; `env` adds the store's and the caller's. */
-export async function startService(opts: { name: string; dataDir: string; env: Record<string, string>; nodeArgs: string[]; startTimeoutMs: number }): Promise<ServiceChild> {
+export async function startService(opts: {
+  name: string;
+  dataDir: string;
+  env: Record<string, string>;
+  nodeArgs: string[];
+  startTimeoutMs: number;
+}): Promise<ServiceChild> {
   const database = await createBenchDatabase(`vps_bench_upload_${opts.name}`);
   const encryptionKey = randomBytes(32);
   let tenant: { apiKey: string; seatId: string };
@@ -46,7 +52,8 @@ export async function startService(opts: { name: string; dataDir: string; env: R
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Whatever the calling shell points elsewhere, only what is set below is measured.
   for (const name of Object.keys(env)) {
-    if (/^(MEDIA_|VPS_|TEMPORAL_|DATABASE_|CORE_|VPLAT_|SHOP_)/.test(name) || ['PORT', 'HOST', 'OPS_PORT', 'SANDBOX_PORT'].includes(name)) delete env[name];
+    if (/^(MEDIA_|VPS_|TEMPORAL_|DATABASE_|CORE_|VPLAT_|SHOP_)/.test(name) || ['PORT', 'HOST', 'OPS_PORT', 'SANDBOX_PORT'].includes(name))
+      delete env[name];
   }
   Object.assign(env, {
     DATABASE_URL: database.url,
@@ -97,7 +104,8 @@ export async function startService(opts: { name: string; dataDir: string; env: R
       if (!exited) {
         process.kill(pid, 'SIGTERM');
         const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
-        if ((await Promise.race([exit.then(() => 'exited' as const), timer])) === 'timeout') console.error(`bench: vps serve did not stop within ${graceMs} ms; killing its process group`);
+        if ((await Promise.race([exit.then(() => 'exited' as const), timer])) === 'timeout')
+          console.error(`bench: vps serve did not stop within ${graceMs} ms; killing its process group`);
       }
       // The group too: a dev server left behind by a child that did not stop it.
       try {
@@ -110,17 +118,32 @@ export async function startService(opts: { name: string; dataDir: string; env: R
       await database.drop();
     }
   };
-  const ready = async () => fetch(`http://127.0.0.1:${ops}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+  const ready = async () =>
+    fetch(`http://127.0.0.1:${ops}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
   const deadline = Date.now() + opts.startTimeoutMs;
   for (;;) {
     if (exited || Date.now() > deadline) {
       await stop(5_000);
-      throw new Error(`vps serve ${exited ? 'exited during start-up' : `was not ready within ${opts.startTimeoutMs} ms`}:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
+      throw new Error(
+        `vps serve ${exited ? 'exited during start-up' : `was not ready within ${opts.startTimeoutMs} ms`}:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`,
+      );
     }
     if (await ready()) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { pid, gateway: `http://127.0.0.1:${gateway}`, apiKey: tenant.apiKey, seatId: tenant.seatId, dataDir: opts.dataDir, logFile, exitedAt: () => exitedAt, stop };
+  return {
+    pid,
+    gateway: `http://127.0.0.1:${gateway}`,
+    apiKey: tenant.apiKey,
+    seatId: tenant.seatId,
+    dataDir: opts.dataDir,
+    logFile,
+    exitedAt: () => exitedAt,
+    stop,
+  };
 }
 
 /**

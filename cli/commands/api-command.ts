@@ -26,7 +26,9 @@ export function onApi(cmd: Command, run: (ctx: ApiContext) => Promise<void>): Co
       const out = new Output(cmd.opts<{ json?: boolean }>().json);
       // The client retries by the spec's policy on its own; a person waiting should see why.
       const onRetry = ({ method, path, error, retry, delayMs }: RetryInfo) =>
-        out.note(`${method} ${path}: ${error instanceof VpsApiError ? `code ${error.code}` : error.message}; retry ${retry} in ${(delayMs / 1000).toFixed(1)} s`);
+        out.note(
+          `${method} ${path}: ${error instanceof VpsApiError ? `code ${error.code}` : error.message}; retry ${retry} in ${(delayMs / 1000).toFixed(1)} s`,
+        );
       try {
         await run({ client: await clientFor(cmd, { onRetry }), out });
       } finally {
@@ -38,7 +40,9 @@ export function onApi(cmd: Command, run: (ctx: ApiContext) => Promise<void>): Co
 
 /** `--limit` and `--cursor` of the paginated lists. */
 export function withPaging(cmd: Command): Command {
-  return cmd.option('--limit <n>', 'page size (1 to 100)', positiveInt).option('--cursor <cursor>', 'the next page, from the previous page\'s nextCursor');
+  return cmd
+    .option('--limit <n>', 'page size (1 to 100)', positiveInt)
+    .option('--cursor <cursor>', "the next page, from the previous page's nextCursor");
 }
 
 /** A list command's flags as its query: every option but --json, each named as its query field. */

@@ -23,7 +23,7 @@ const DELIVERY_VIEW: View<DeliveryJson> = [
 export function eventsCommand(): Command {
   const list = withPaging(apiCommand('list', 'events, oldest first from the cursor'))
     .option('--types <patterns>', 'comma-separated patterns: "*", "vplat.*" or exact types')
-    .option('--seat-id <id>', 'only this seat\'s events')
+    .option('--seat-id <id>', "only this seat's events")
     .option('--since <iso>', 'occurred at or after this time')
     .option('--until <iso>', 'occurred before this time');
   const redeliver = apiCommand('redeliver', 'push an event again')

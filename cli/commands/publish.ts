@@ -44,7 +44,7 @@ const postFields = () => [
   flag('--is-brand-organic', 'brand organic content (the service sends false when absent)'),
   flag('--is-branded-content', 'branded content; takes priority over --is-brand-organic'),
   flag('--disable-comment', 'turn comments off'),
-  flag('--draft', 'send to the account\'s inbox as a draft: ends in publish_draft_inbox'),
+  flag('--draft', "send to the account's inbox as a draft: ends in publish_draft_inbox"),
   flag('--music-sound-id <id>', 'commercial music id'),
   flag('--location-id <id>', 'location tag id'),
 ];
@@ -59,7 +59,11 @@ function postCommand(name: string, description: string, flags: { account: string
   for (const o of [...(flags.required ?? []).map((r) => r.makeOptionMandatory()), ...flags.body]) cmd.addOption(o);
   withPolling(
     cmd
-      .option('--field <key=value>', 'any other body field (repeatable); a value that parses as JSON is sent as JSON, e.g. musicSoundVolume=40; a typed flag wins over it', field)
+      .option(
+        '--field <key=value>',
+        'any other body field (repeatable); a value that parses as JSON is sent as JSON, e.g. musicSoundVolume=40; a typed flag wins over it',
+        field,
+      )
       .option('--wait', 'follow the publish until a terminal status, as vps status does'),
   );
   const names = flags.body.map((o) => o.attributeName());
@@ -111,12 +115,16 @@ function videoCommand(): Command {
       flag('--is-ai-generated', 'AI-generated content label'),
     ],
   });
-  cmd.addOption(new Option('--via <channel>', 'the route: v1.3, or legacy for the deprecated POST /v1/publish/vplat').choices(CHANNELS).default('v1.3'));
+  cmd.addOption(
+    new Option('--via <channel>', 'the route: v1.3, or legacy for the deprecated POST /v1/publish/vplat').choices(CHANNELS).default('v1.3'),
+  );
   return publishAction(cmd, (client, flags) => {
     const fields = body(flags);
     if ((fields.videoId === undefined) === (fields.videoUrl === undefined)) throw new UsageError('pass one of --video-id or --video-url');
     const account = flags.account as string;
-    return flags.via === 'legacy' ? client.publish.videoLegacy({ body: { ...fields, accountId: account } }) : client.publish.video({ body: { ...fields, account } });
+    return flags.via === 'legacy'
+      ? client.publish.videoLegacy({ body: { ...fields, accountId: account } })
+      : client.publish.video({ body: { ...fields, account } });
   });
 }
 
@@ -135,7 +143,14 @@ function photoCommand(): Command {
     ],
   });
   return publishAction(cmd, (client, flags) =>
-    client.publish.photo({ body: { ...body(flags), account: flags.account as string, photoUrls: flags.photoUrl as string[], privacyLevel: flags.privacyLevel as PrivacyLevel } }),
+    client.publish.photo({
+      body: {
+        ...body(flags),
+        account: flags.account as string,
+        photoUrls: flags.photoUrl as string[],
+        privacyLevel: flags.privacyLevel as PrivacyLevel,
+      },
+    }),
   );
 }
 
@@ -145,7 +160,7 @@ function shopCommand(): Command {
     required: [
       new Option('--file-id <id>', 'the fileId of a shop track upload (consumed by one post)'),
       new Option('--product-id <id>', 'from POST /v1/products/query'),
-      new Option('--title <text>', 'the video\'s text'),
+      new Option('--title <text>', "the video's text"),
     ],
     body: [
       flag('--product-title <text>', 'anchor text: at most 30 characters, no punctuation or emoji'),
@@ -162,5 +177,9 @@ function shopCommand(): Command {
 }
 
 export function publishCommand(): Command {
-  return new Command('publish').description('publish video, photo and shop posts').addCommand(videoCommand()).addCommand(photoCommand()).addCommand(shopCommand());
+  return new Command('publish')
+    .description('publish video, photo and shop posts')
+    .addCommand(videoCommand())
+    .addCommand(photoCommand())
+    .addCommand(shopCommand());
 }

@@ -19,7 +19,7 @@ const RECORD_VIEW: View<PublishRecordJson> = [
 export function recordsCommand(): Command {
   const cmd = withPaging(apiCommand('records', 'publish records, newest first (a snapshot: vps status refreshes one)'))
     .option('--status <status>', 'only records in this status')
-    .option('--seat-id <id>', 'only this seat\'s records')
+    .option('--seat-id <id>', "only this seat's records")
     .option('--file-id <id>', 'only shop publishes of this fileId');
   return onApi(cmd, async ({ client, out }) => out.print(await client.publish.records({ query: queryOf(cmd) }), RECORD_VIEW));
 }

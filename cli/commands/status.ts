@@ -34,26 +34,33 @@ export interface Observed {
 
 function seconds(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds above 0, e.g. 5 or 0.5');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('expected a number of seconds above 0, e.g. 5 or 0.5');
   return n;
 }
 
 /** --interval and --attempts, and the exit codes, on `status` and on `publish … --wait`. */
 export function withPolling(cmd: Command): Command {
   return cmd
-    .option('--interval <seconds>', `seconds between polls (the spec: ${SPEC_INTERVAL_SECONDS.min} to ${SPEC_INTERVAL_SECONDS.max})`, seconds, DEFAULT_INTERVAL_SECONDS)
+    .option(
+      '--interval <seconds>',
+      `seconds between polls (the spec: ${SPEC_INTERVAL_SECONDS.min} to ${SPEC_INTERVAL_SECONDS.max})`,
+      seconds,
+      DEFAULT_INTERVAL_SECONDS,
+    )
     .option('--attempts <n>', 'polls at most', positiveInt, DEFAULT_ATTEMPTS)
     .addHelpText(
       'after',
       `\nPolling stops at a terminal status, prints the record and exits 0 whatever that status is:\n  ${TERMINAL_PUBLISH_STATUSES.join(', ')}.` +
         `\nWhen --attempts polls end before one, it prints the last answer and exits ${EXIT.notTerminal}.`,
     );
-
 }
 
 export function pollSettings(flags: PollFlags, ctx: ApiContext): PollSettings {
   if (flags.interval < SPEC_INTERVAL_SECONDS.min || flags.interval > SPEC_INTERVAL_SECONDS.max) {
-    ctx.out.note(`--interval ${flags.interval}: the spec asks for polls every ${SPEC_INTERVAL_SECONDS.min} to ${SPEC_INTERVAL_SECONDS.max} seconds`);
+    ctx.out.note(
+      `--interval ${flags.interval}: the spec asks for polls every ${SPEC_INTERVAL_SECONDS.min} to ${SPEC_INTERVAL_SECONDS.max} seconds`,
+    );
   }
   return { intervalMs: Math.round(flags.interval * 1000), attempts: flags.attempts };
 }
@@ -82,8 +89,18 @@ export async function pollUntilTerminal<T extends Observed>(
 }
 
 /** Polls with the progress line, prints the last answer, and sets the exit code for a non-terminal end. */
-export async function follow<T extends Observed>(ctx: ApiContext, check: () => Promise<T>, settings: PollSettings, initial?: T): Promise<void> {
-  const { last, terminal } = await pollUntilTerminal(check, settings, { onAttempt: (n, status) => ctx.out.progress.update(pollProgressText(n, settings.attempts, status)) }, initial);
+export async function follow<T extends Observed>(
+  ctx: ApiContext,
+  check: () => Promise<T>,
+  settings: PollSettings,
+  initial?: T,
+): Promise<void> {
+  const { last, terminal } = await pollUntilTerminal(
+    check,
+    settings,
+    { onAttempt: (n, status) => ctx.out.progress.update(pollProgressText(n, settings.attempts, status)) },
+    initial,
+  );
   ctx.out.print(last);
   if (!terminal) {
     ctx.out.note(`still ${last.status} after ${settings.attempts} polls; run vps status again later`);
@@ -107,6 +124,10 @@ export function statusCommand(): Command {
   );
   return onApi(cmd, async (ctx) => {
     const flags = cmd.opts<PollFlags & { shop?: boolean; account?: string }>();
-    await follow(ctx, statusCheck(ctx.client, { handle: cmd.args[0]!, shop: flags.shop === true, account: flags.account }), pollSettings(flags, ctx));
+    await follow(
+      ctx,
+      statusCheck(ctx.client, { handle: cmd.args[0]!, shop: flags.shop === true, account: flags.account }),
+      pollSettings(flags, ctx),
+    );
   });
 }

@@ -31,7 +31,10 @@ function uploadCommand(): Command {
     if ((file === undefined) === (sourceUrl === undefined)) throw new UsageError('pass a file or --source-url, one of them');
     const target = { account, seatId };
     const video = file
-      ? await client.videos.upload({ fields: target, file: { path: file } }, { onProgress: (sent, total) => out.progress.update(uploadProgressText(sent, total)) })
+      ? await client.videos.upload(
+          { fields: target, file: { path: file } },
+          { onProgress: (sent, total) => out.progress.update(uploadProgressText(sent, total)) },
+        )
       : await client.videos.uploadFromUrl({ body: { sourceUrl: sourceUrl!, ...target } });
     out.print(video);
   });
@@ -40,9 +43,12 @@ function uploadCommand(): Command {
 export function videosCommand(): Command {
   const list = withPaging(apiCommand('list', 'library records, newest first; deleted ones too, with status expired'))
     .option('--status <status>', 'only records in this status')
-    .option('--seat-id <id>', 'only this seat\'s records');
+    .option('--seat-id <id>', "only this seat's records");
   const get = apiCommand('get', 'one library record').argument('<id>', 'the video library record id');
-  const del = apiCommand('delete', 'soft-delete a record: publishing it then fails with 2005').argument('<id>', 'the video library record id');
+  const del = apiCommand('delete', 'soft-delete a record: publishing it then fails with 2005').argument(
+    '<id>',
+    'the video library record id',
+  );
   return new Command('videos')
     .description('the video library')
     .addCommand(uploadCommand())

@@ -67,7 +67,8 @@ async function readEnvelope(res: Response): Promise<Envelope> {
 /** Query string from the set values only, so empty filters do not reach the server's validation. */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }

@@ -86,7 +86,8 @@ function Console(): JSX.Element {
 
   // Signed out anywhere: go to sign-in, remembering where to come back to.
   useEffect(() => {
-    if (session === null && location.path !== SIGN_IN) navigate(`${SIGN_IN}?next=${encodeURIComponent(location.path + window.location.search)}`, { replace: true });
+    if (session === null && location.path !== SIGN_IN)
+      navigate(`${SIGN_IN}?next=${encodeURIComponent(location.path + window.location.search)}`, { replace: true });
     if (session && (location.path === SIGN_IN || location.path === '/')) navigate(nextPath(location), { replace: true });
   }, [session, location.path]);
 

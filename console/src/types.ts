@@ -22,7 +22,14 @@ export type EventPage = Static<typeof EventPageJson>;
 export type DeliveryPage = Static<typeof DeliveryPageJson>;
 
 /** Normalized publish statuses (core/db/schema), for the filter; the unit test keeps them equal. */
-export const PUBLISH_STATUSES = ['submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error'] as const;
+export const PUBLISH_STATUSES = [
+  'submitted',
+  'publish_processing',
+  'publish_complete',
+  'publish_failed',
+  'publish_draft_inbox',
+  'service_error',
+] as const;
 export type PublishStatus = (typeof PUBLISH_STATUSES)[number];
 
 export interface PublishRecord {

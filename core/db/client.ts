@@ -55,7 +55,8 @@ function alwaysPrepare<T extends Sql>(sql: T): T {
   return new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop === 'unsafe') {
-        return (query: string, params?: unknown[], options?: object) => target.unsafe(query, params as never, { ...options, prepare: true });
+        return (query: string, params?: unknown[], options?: object) =>
+          target.unsafe(query, params as never, { ...options, prepare: true });
       }
       if (prop === 'begin' || prop === 'savepoint') {
         return (...args: unknown[]) => {
@@ -138,8 +139,7 @@ async function openPglite(dataDir: string, runMigrations: boolean): Promise<Data
  */
 export async function rawQuery<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
   const client = (db as unknown as { $client: unknown }).$client as
-    | { unsafe(text: string, params: unknown[]): Promise<T[]> }
-    | { query(text: string, params: unknown[]): Promise<{ rows: T[] }> };
+    { unsafe(text: string, params: unknown[]): Promise<T[]> } | { query(text: string, params: unknown[]): Promise<{ rows: T[] }> };
   if ('unsafe' in client) return [...(await client.unsafe(text, params))];
   return (await client.query(text, params)).rows;
 }

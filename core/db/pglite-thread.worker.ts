@@ -76,19 +76,22 @@ function target(txId: number | undefined): PGlite | Transaction {
  */
 function begin(txId: number): Promise<void> {
   return new Promise((resolveBegin, rejectBegin) => {
-    const outcome = opened().transaction((tx) => new Promise<void>((commit, rollback) => {
-      transactions.set(txId, {
-        tx,
-        async end(shouldCommit) {
-          if (shouldCommit) commit();
-          else rollback(ROLLBACK);
-          await outcome.catch((err: unknown) => {
-            if (err !== ROLLBACK) throw err;
+    const outcome = opened().transaction(
+      (tx) =>
+        new Promise<void>((commit, rollback) => {
+          transactions.set(txId, {
+            tx,
+            async end(shouldCommit) {
+              if (shouldCommit) commit();
+              else rollback(ROLLBACK);
+              await outcome.catch((err: unknown) => {
+                if (err !== ROLLBACK) throw err;
+              });
+            },
           });
-        },
-      });
-      resolveBegin();
-    }));
+          resolveBegin();
+        }),
+    );
     // BEGIN itself failed; once the transaction is open, `end` reports how it finished.
     outcome.catch(rejectBegin);
   });
@@ -99,7 +102,11 @@ function send(reply: Extract<Reply, { id: number }>): void {
     port.postMessage(reply);
   } catch (err) {
     // A value structured clone cannot copy: the caller must still get an answer.
-    port.postMessage({ id: reply.id, ok: false, error: { message: `PGlite's answer could not cross to the main thread: ${String(err)}` } } satisfies Reply);
+    port.postMessage({
+      id: reply.id,
+      ok: false,
+      error: { message: `PGlite's answer could not cross to the main thread: ${String(err)}` },
+    } satisfies Reply);
   }
 }
 

@@ -24,13 +24,20 @@ export const DEMO_ACCOUNTS = { video: 'sandbox-business-0001', shop: 'sandbox-cr
 export const DEMO_EMAIL = 'demo@vps.local';
 
 /** Upstream tokens for a demo account, from the sandbox emulator. */
-export type DemoTokenGrant = (openId: string) => Promise<{ accessToken: string; refreshToken: string; accessTokenExpiresAt: Date; refreshTokenExpiresAt: Date }>;
+export type DemoTokenGrant = (
+  openId: string,
+) => Promise<{ accessToken: string; refreshToken: string; accessTokenExpiresAt: Date; refreshTokenExpiresAt: Date }>;
 
 /**
  * Idempotent by the database, not by the key file: a lost key file gets the demo user a new key,
  * and a second start never tries to bind the demo accounts twice.
  */
-export async function seedDemoCustomer(db: Db, sealedBox: SealedBox, dataDir: string, grant: DemoTokenGrant): Promise<{ apiKey: string; created: boolean }> {
+export async function seedDemoCustomer(
+  db: Db,
+  sealedBox: SealedBox,
+  dataDir: string,
+  grant: DemoTokenGrant,
+): Promise<{ apiKey: string; created: boolean }> {
   const seeded = await seedDemoKeyAndSeats(db, sealedBox, dataDir, grant);
   await seedDemoPassword(db, dataDir);
   return seeded;
@@ -49,7 +56,12 @@ async function seedDemoPassword(db: Db, dataDir: string): Promise<void> {
   fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
 }
 
-async function seedDemoKeyAndSeats(db: Db, sealedBox: SealedBox, dataDir: string, grant: DemoTokenGrant): Promise<{ apiKey: string; created: boolean }> {
+async function seedDemoKeyAndSeats(
+  db: Db,
+  sealedBox: SealedBox,
+  dataDir: string,
+  grant: DemoTokenGrant,
+): Promise<{ apiKey: string; created: boolean }> {
   const keyFile = path.join(dataDir, DEV_KEY_FILE);
   const existing = await tenancy.findUserByEmail(db, DEMO_EMAIL);
   if (existing && fs.existsSync(keyFile)) return { apiKey: fs.readFileSync(keyFile, 'utf8').trim(), created: false };
@@ -69,7 +81,10 @@ async function seedDemoKeyAndSeats(db: Db, sealedBox: SealedBox, dataDir: string
         await seatsRepo.bindSeat(tx, seat.id, {
           accountId: DEMO_ACCOUNTS[track],
           accountUsername: `demo_${track}`,
-          credentialsSealed: sealCredentials(sealedBox, seat.id, { accessToken: tokens[track].accessToken, refreshToken: tokens[track].refreshToken }),
+          credentialsSealed: sealCredentials(sealedBox, seat.id, {
+            accessToken: tokens[track].accessToken,
+            refreshToken: tokens[track].refreshToken,
+          }),
           accessTokenExpiresAt: tokens[track].accessTokenExpiresAt,
           refreshTokenExpiresAt: tokens[track].refreshTokenExpiresAt,
         });

@@ -63,7 +63,10 @@ export function dateRange(startDate: string, endDate: string, nowMs: number): { 
   if (!startDate && !endDate) return undefined;
   if (!startDate) throw invalidField('startDate', 'is required with endDate (a date range has both)');
   if (!endDate) throw invalidField('endDate', 'is required with startDate (a date range has both)');
-  for (const [field, value] of [['startDate', startDate], ['endDate', endDate]] as const) {
+  for (const [field, value] of [
+    ['startDate', startDate],
+    ['endDate', endDate],
+  ] as const) {
     if (!isCalendarDate(value)) throw invalidField(field, 'must be a date written YYYY-MM-DD');
   }
   const today = utcDate(nowMs);
@@ -71,13 +74,14 @@ export function dateRange(startDate: string, endDate: string, nowMs: number): { 
   const latest = addDays(today, -1);
   if (startDate > endDate) throw invalidField('endDate', `must not be before startDate (${startDate})`);
   if (endDate > latest) throw invalidField('endDate', `must be ${latest} or earlier: today (UTC) has no figures yet`);
-  if (startDate < earliest) throw invalidField('startDate', `must be ${earliest} or later: the platform looks back at most ${MAX_LOOKBACK_DAYS} days`);
+  if (startDate < earliest)
+    throw invalidField('startDate', `must be ${earliest} or later: the platform looks back at most ${MAX_LOOKBACK_DAYS} days`);
   return { start: startDate, end: endDate };
 }
 
 /** Id kinds that are not post ids, each refused with 1005 naming the right kind (as the publish status query does). */
 const WRONG_POST_ID_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^pub_/, 'is a publish record id; pass the record\'s postId'],
+  [/^pub_/, "is a publish record id; pass the record's postId"],
   [/^vid_/, 'is a video library record id; pass the postId of its publish record'],
 ];
 
@@ -88,14 +92,19 @@ export function postIds(ids: readonly string[], field = 'videoIds'): string[] {
   for (const id of out) {
     const wrong = WRONG_POST_ID_KINDS.find(([pattern]) => pattern.test(id));
     if (wrong) throw new ApiError(1005, `${field}: ${id} ${wrong[1]}`, { data: { field } });
-    if (!/^\d{1,32}$/.test(id)) throw invalidField(field, id ? `"${id}" is not a post id (item_id: digits only)` : 'a post id is empty (ids are separated by single commas)');
+    if (!/^\d{1,32}$/.test(id))
+      throw invalidField(
+        field,
+        id ? `"${id}" is not a post id (item_id: digits only)` : 'a post id is empty (ids are separated by single commas)',
+      );
   }
   return out;
 }
 
 export function maxCount(value: number | undefined): number {
   if (value === undefined) return MAX_VIDEO_PAGE;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_VIDEO_PAGE) throw invalidField('maxCount', `must be an integer from 1 to ${MAX_VIDEO_PAGE}`);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_VIDEO_PAGE)
+    throw invalidField('maxCount', `must be an integer from 1 to ${MAX_VIDEO_PAGE}`);
   return value;
 }
 
@@ -113,7 +122,7 @@ export function videoCursor(cursor: string): number | undefined {
 export function titleFilter(title: string): string | undefined {
   if (title === '') return undefined;
   const text = title.trim();
-  if (!text) throw invalidField('title', 'must contain text (a part of the video\'s title)');
+  if (!text) throw invalidField('title', "must contain text (a part of the video's title)");
   return text;
 }
 
@@ -140,7 +149,16 @@ export function instant(field: string, value: string): Date {
   const m = INSTANT.exec(value);
   if (!m) throw refuse('must be an ISO 8601 date and time with a zone');
   const part = (i: number) => Number(m[i] ?? 0);
-  const [year, month, day, hour, minute, second, zoneHours, zoneMinutes] = [1, 2, 3, 4, 5, 6, 9, 10].map(part) as [number, number, number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second, zoneHours, zoneMinutes] = [1, 2, 3, 4, 5, 6, 9, 10].map(part) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   // No video is older than 1970; Date.UTC would also read years below 100 as 19xx.
   if (year < 1970) throw refuse('is before 1970');
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) throw refuse('is not a calendar date');
@@ -160,7 +178,8 @@ export function timeRange(from: string, to: string): { from?: Date; to?: Date } 
 /** The shop video list's cursor: the publish record id of the previous page's last video. */
 export function shopVideoCursor(cursor: string): string | undefined {
   if (!cursor) return undefined;
-  if (!/^pub_[0-9a-z]{26}$/.test(cursor)) throw invalidField('cursor', 'must be the nextCursor of a previous page of this shop account\'s list');
+  if (!/^pub_[0-9a-z]{26}$/.test(cursor))
+    throw invalidField('cursor', "must be the nextCursor of a previous page of this shop account's list");
   return cursor;
 }
 

@@ -28,7 +28,9 @@ export const DELETABLE_AUTO_MESSAGE_TYPES = ['SUGGESTED_QUESTION', 'CHAT_PROMPT'
 export const OPERATION_STATUSES = ['ENABLE', 'DISABLE'] as const;
 
 /** The content fields of each auto message type, with their official limits (characters). */
-export const AUTO_MESSAGE_CONTENT: Readonly<Record<(typeof AUTO_MESSAGE_TYPES)[number], ReadonlyArray<readonly [field: string, max: number]>>> = {
+export const AUTO_MESSAGE_CONTENT: Readonly<
+  Record<(typeof AUTO_MESSAGE_TYPES)[number], ReadonlyArray<readonly [field: string, max: number]>>
+> = {
   WELCOME_MESSAGE: [['welcomeMessageContent', 250]],
   SUGGESTED_QUESTION: [
     ['suggestedQuestionQuestion', 80],
@@ -69,22 +71,42 @@ export function required(field: string, value: string, max = 1000): string {
  * The one kind of content a send carries, or 2001 naming the fields: none given, or two kinds
  * given at once. referencedMessageId only goes with text.
  */
-export function sendKindOf(req: Pick<SendMessageRequest, 'text' | 'imageMediaId' | 'sharePostItemId' | 'templateType' | 'templateTitle' | 'templateButtons' | 'senderAction' | 'referencedMessageId'>): SendKind {
+export function sendKindOf(
+  req: Pick<
+    SendMessageRequest,
+    | 'text'
+    | 'imageMediaId'
+    | 'sharePostItemId'
+    | 'templateType'
+    | 'templateTitle'
+    | 'templateButtons'
+    | 'senderAction'
+    | 'referencedMessageId'
+  >,
+): SendKind {
   const given = (field: string) => {
     const value = (req as Record<string, unknown>)[field];
     return Array.isArray(value) ? value.length > 0 : value !== undefined;
   };
   const present = SEND_KINDS.filter((k) => k.fields.some(given));
   const all = SEND_KINDS.map((k) => k.fields.join('/')).join(', ');
-  if (present.length === 0) throw new ApiError(2001, `content: give exactly one of ${all}; none was given`, { data: { field: 'content', fields: SEND_KINDS.flatMap((k) => k.fields) } });
+  if (present.length === 0)
+    throw new ApiError(2001, `content: give exactly one of ${all}; none was given`, {
+      data: { field: 'content', fields: SEND_KINDS.flatMap((k) => k.fields) },
+    });
   if (present.length > 1) {
     const fields = present.flatMap((k) => k.fields.filter(given));
-    throw new ApiError(2001, `${fields.join(', ')}: give exactly one kind of content (${present.map((k) => k.kind).join(' and ')} were given together)`, {
-      data: { field: fields[0], fields },
-    });
+    throw new ApiError(
+      2001,
+      `${fields.join(', ')}: give exactly one kind of content (${present.map((k) => k.kind).join(' and ')} were given together)`,
+      {
+        data: { field: fields[0], fields },
+      },
+    );
   }
   const kind = present[0]!;
-  if (req.referencedMessageId !== undefined && kind.messageType !== 'TEXT') throw invalidField('referencedMessageId', 'goes only with text');
+  if (req.referencedMessageId !== undefined && kind.messageType !== 'TEXT')
+    throw invalidField('referencedMessageId', 'goes only with text');
   return kind;
 }
 
@@ -110,7 +132,8 @@ export function sendBody(req: SendMessageRequest, kind: SendKind): Record<string
       const type = oneOf('templateType', req.templateType ?? '', TEMPLATE_TYPES);
       fields.templateType = type;
       fields.templateTitle = required('templateTitle', req.templateTitle ?? '', 40);
-      if (req.templateButtons.length < 1 || req.templateButtons.length > 3) throw invalidField('templateButtons', 'must hold 1 to 3 buttons');
+      if (req.templateButtons.length < 1 || req.templateButtons.length > 3)
+        throw invalidField('templateButtons', 'must hold 1 to 3 buttons');
       const maxTitle = type === 'QA_BUTTON_CARD' ? 20 : 40;
       fields.templateButtons = req.templateButtons.map((b, i) => {
         if (b.type && b.type !== 'REPLY') throw invalidField(`templateButtons[${i}].type`, 'must be REPLY');
@@ -131,7 +154,12 @@ export function sendBody(req: SendMessageRequest, kind: SendKind): Record<string
  * The `vplat.message.sent` event of a send, in the official im_send_msg field names (what the
  * platform's own push carries), from what the send itself knows.
  */
-export function sentEventData(seat: BoundSeat, body: Record<string, unknown>, messageId: string, timestamp: number): Record<string, unknown> {
+export function sentEventData(
+  seat: BoundSeat,
+  body: Record<string, unknown>,
+  messageId: string,
+  timestamp: number,
+): Record<string, unknown> {
   const { recipient, message_type: messageType, business_id: _businessId, recipient_type: _recipientType, ...payload } = body;
   return {
     ...(seat.accountUsername ? { from: seat.accountUsername } : {}),

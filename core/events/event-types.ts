@@ -13,7 +13,8 @@ export const EVENT_TYPES = {
   'vplat.message.received': 'A direct message was received (official im_receive_msg)',
   'vplat.message.sent': 'A direct message was sent by the account (official im_send_msg)',
   'vplat.publish.status_changed': 'A publish record changed status, on either track',
-  'vplat.publish.unconfirmed': 'The service stopped following a publish the platform never confirmed either way; its status stays the last one known',
+  'vplat.publish.unconfirmed':
+    'The service stopped following a publish the platform never confirmed either way; its status stays the last one known',
   'vplat.account.authorization_removed': 'The account withdrew the authorization of its seat',
   'service.endpoint.disabled': 'A webhook endpoint was disabled (its receiver answered 410, or failed every attempt for days)',
 } as const;
@@ -47,7 +48,8 @@ export function isSubscriptionPattern(p: string): boolean {
  */
 export function checkPatterns(patterns: readonly string[], field: string): void {
   patterns.forEach((p, i) => {
-    if (!isSubscriptionPattern(p) && p !== TEST_EVENT_TYPE) throw invalidField(`${field}[${i}]`, `unknown event type or pattern ${JSON.stringify(p)}; use "*", "${PLATFORM}.*" or an exact type`);
+    if (!isSubscriptionPattern(p) && p !== TEST_EVENT_TYPE)
+      throw invalidField(`${field}[${i}]`, `unknown event type or pattern ${JSON.stringify(p)}; use "*", "${PLATFORM}.*" or an exact type`);
   });
 }
 

@@ -103,12 +103,17 @@ export function parentCommentId(data: Record<string, unknown>): unknown {
  * time that is not one (the content's `timestamp` in ms, else the envelope's `create_time` in s)
  * gives way to the next, and to `receivedAt` last.
  */
-export function normalizeOfficial(webhook: OfficialWebhook, content: Record<string, unknown>, receivedAt = new Date()): NormalizedEvent | undefined {
+export function normalizeOfficial(
+  webhook: OfficialWebhook,
+  content: Record<string, unknown>,
+  receivedAt = new Date(),
+): NormalizedEvent | undefined {
   const type = typeOf(webhook.event, content);
   if (!type) return undefined;
   const data = storable(content, 0) as Record<string, unknown>;
   if (webhook.event === 'comment.update') data.parent_comment_id = parentCommentId(data);
-  const occurredAt = instant(content.timestamp) ?? instant(typeof webhook.create_time === 'number' ? webhook.create_time * 1000 : undefined) ?? receivedAt;
+  const occurredAt =
+    instant(content.timestamp) ?? instant(typeof webhook.create_time === 'number' ? webhook.create_time * 1000 : undefined) ?? receivedAt;
   const sentId = webhook.event === 'im_send_msg' && typeof data.message_id === 'string' && data.message_id ? data.message_id : undefined;
   return { type, event: webhook.event, occurredAt, data, sourceKey: sentId ? messageSentKey(sentId) : officialSourceKey(webhook) };
 }

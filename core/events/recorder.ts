@@ -118,7 +118,9 @@ export class EventRecorder {
 
 /** The endpoints an event goes to: the one named (if live), or every enabled one whose patterns match its type. */
 function targetsOf(endpoints: readonly WebhookEndpointRow[], type: string, endpointId?: string): string[] {
-  const chosen = endpointId ? endpoints.filter((e) => e.id === endpointId) : endpoints.filter((e) => !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, type)));
+  const chosen = endpointId
+    ? endpoints.filter((e) => e.id === endpointId)
+    : endpoints.filter((e) => !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, type)));
   return chosen.map((e) => e.id);
 }
 

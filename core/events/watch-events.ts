@@ -63,9 +63,13 @@ export async function* watchEvents(
   } else if (req.afterEventId) {
     const after = await findEvent(deps.db, customerId, req.afterEventId);
     if (!after) {
-      throw new ApiError(1005, `after_event_id: no event ${JSON.stringify(req.afterEventId)} of this customer; reconcile with GET /v1/events`, {
-        data: { field: 'after_event_id' },
-      });
+      throw new ApiError(
+        1005,
+        `after_event_id: no event ${JSON.stringify(req.afterEventId)} of this customer; reconcile with GET /v1/events`,
+        {
+          data: { field: 'after_event_id' },
+        },
+      );
     }
     cursor = after.position;
   }
@@ -157,7 +161,8 @@ export async function* whileAdmitted<T extends { event?: unknown }>(
   for await (const message of messages) {
     if (!first && (!message.event || Date.now() - checkedAt >= recheckMs)) {
       checkedAt = Date.now();
-      if (!(await admitted())) throw new ApiError(1001, 'the API key or console session of this stream was revoked or has ended, or its user was disabled');
+      if (!(await admitted()))
+        throw new ApiError(1001, 'the API key or console session of this stream was revoked or has ended, or its user was disabled');
     }
     first = false;
     yield message;

@@ -42,7 +42,9 @@ export interface ConsoleSessionContext {
   csrfToken: string;
 }
 
-export const consoleSessionKey = createContextKey<ConsoleSessionContext | undefined>(undefined, { description: 'the caller\'s console session' });
+export const consoleSessionKey = createContextKey<ConsoleSessionContext | undefined>(undefined, {
+  description: "the caller's console session",
+});
 
 const SESSION_GONE = 'console session expired or signed out; sign in again';
 const SESSION_ONLY = new Set([Access.SESSION_READ, Access.SESSION_WRITE]);
@@ -62,7 +64,13 @@ interface Authenticated {
  * request everywhere. The credential is an API key or a console session (`Session <token>`, which
  * the gateway makes from the session cookie); console methods accept only the session.
  */
-export function accessInterceptor(deps: { db: Db; adminToken: string | undefined; ratePerMinute: number; sessionTtlMs?: number; metrics?: Metrics }): Interceptor {
+export function accessInterceptor(deps: {
+  db: Db;
+  adminToken: string | undefined;
+  ratePerMinute: number;
+  sessionTtlMs?: number;
+  metrics?: Metrics;
+}): Interceptor {
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_LIFETIME.ttlMs;
   const meterKey = apiKeyMeter(deps.db, deps.ratePerMinute);
   const authenticateKey = async (header: string | null): Promise<Authenticated> => {
@@ -75,7 +83,10 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
   const authenticateSession = async (token: string, csrfToken: string | null, guarded: boolean): Promise<Authenticated> => {
     // Checked first: a forged cross-site request does not even draw from the user's bucket.
     if (guarded && !csrfTokenMatches(token, csrfToken)) {
-      throw new ApiError(1001, 'X-CSRF-Token header missing or wrong: a write signed in with the console session cookie must carry the session\'s csrfToken');
+      throw new ApiError(
+        1001,
+        "X-CSRF-Token header missing or wrong: a write signed in with the console session cookie must carry the session's csrfToken",
+      );
     }
     const row = await authenticateSessionAndMeter(deps.db, hashSessionToken(token), deps.ratePerMinute, sessionTtlMs);
     if (!row) throw new ApiError(1001, SESSION_GONE);
@@ -122,7 +133,8 @@ export function accessInterceptor(deps: { db: Db; adminToken: string | undefined
     };
     // Known before the checks below, so that the log line of a refused call names the customer too.
     req.contextValues.set(principalKey, principal);
-    if (row.userDisabled) throw new ApiError(1002, `the user of this ${session ? 'console session' : 'API key'} is disabled; contact your administrator`);
+    if (row.userDisabled)
+      throw new ApiError(1002, `the user of this ${session ? 'console session' : 'API key'} is disabled; contact your administrator`);
     if (!row.allowed) {
       deps.metrics?.rateLimitRejections.inc({ credential: session ? 'console_session' : 'api_key' });
       const wait = retryAfterSeconds(row.tokensLeft ?? 0, deps.ratePerMinute);

@@ -56,24 +56,41 @@ export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox:
     if (!VALID_KEY.test(key)) throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
     const principal = req.contextValues.get(principalKey);
     if (principal?.kind !== 'customer') return next(req);
-    const input = isMessage(req.message, req.method.input) ? req.message : create(req.method.input as DescMessage, req.message as MessageInitShape<DescMessage>);
-    const digest = createHash('sha256').update(toBinary(req.method.input as DescMessage, input)).digest('hex');
+    const input = isMessage(req.message, req.method.input)
+      ? req.message
+      : create(req.method.input as DescMessage, req.message as MessageInitShape<DescMessage>);
+    const digest = createHash('sha256')
+      .update(toBinary(req.method.input as DescMessage, input))
+      .digest('hex');
     const fingerprint = `${req.method.parent.typeName}/${req.method.name}:${digest}`;
     const claim = await claimIdempotencyKey(deps.db, { customerId: principal.customerId, key, fingerprint, ttlMs: deps.ttlMs });
     if (!claim.claimed) {
-      if (claim.fingerprint !== fingerprint) throw invalidField('Idempotency-Key', 'was already used for a different request; send a new key');
+      if (claim.fingerprint !== fingerprint)
+        throw invalidField('Idempotency-Key', 'was already used for a different request; send a new key');
       if (claim.response === null) {
         throw new ApiError(2002, 'a request with this Idempotency-Key is still in progress; retry shortly', { retryAfterSeconds: 1 });
       }
-      req.contextValues.set(replayKey, fromBinary(req.method.output as DescMessage, Buffer.from(deps.sealedBox.open(claim.response, sealedFor(principal.customerId, key)), 'base64')));
+      req.contextValues.set(
+        replayKey,
+        fromBinary(
+          req.method.output as DescMessage,
+          Buffer.from(deps.sealedBox.open(claim.response, sealedFor(principal.customerId, key)), 'base64'),
+        ),
+      );
       return next(req);
     }
     let res;
     try {
       res = await next(req);
     } catch (err) {
-      await freeKey(() => releaseIdempotencyKey(deps.db, principal.customerId, key), RELEASE_RETRY_DELAYS_MS, (releaseErr) =>
-        deps.logger.error({ err: releaseErr, customerId: principal.customerId }, 'could not free the Idempotency-Key of a failed request; repeats answer 2002 until it is abandoned'),
+      await freeKey(
+        () => releaseIdempotencyKey(deps.db, principal.customerId, key),
+        RELEASE_RETRY_DELAYS_MS,
+        (releaseErr) =>
+          deps.logger.error(
+            { err: releaseErr, customerId: principal.customerId },
+            'could not free the Idempotency-Key of a failed request; repeats answer 2002 until it is abandoned',
+          ),
       );
       throw err;
     }
@@ -84,7 +101,10 @@ export function idempotencyInterceptor(deps: { db: Db; ttlMs: number; sealedBox:
       // the key, or a retry would do the work again. Repeats then hear "in progress" until the
       // key expires, and the caller finds the result by reading it (e.g. the publish records).
       await storeIdempotentResponse(deps.db, principal.customerId, key, sealed).catch((err: unknown) =>
-        deps.logger.error({ err, customerId: principal.customerId }, 'could not store the response of an Idempotency-Key; repeats answer 2002 until the key expires'),
+        deps.logger.error(
+          { err, customerId: principal.customerId },
+          'could not store the response of an Idempotency-Key; repeats answer 2002 until the key expires',
+        ),
       );
     }
     return res;
@@ -103,7 +123,11 @@ export const RELEASE_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_0
  * the database cannot be reached, the freeing goes on in the background, on `retryDelaysMs`, while
  * the request answers with its own error at once. `onGiveUp` hears the last failure.
  */
-export async function freeKey(release: () => Promise<void>, retryDelaysMs: readonly number[], onGiveUp: (err: unknown) => void): Promise<void> {
+export async function freeKey(
+  release: () => Promise<void>,
+  retryDelaysMs: readonly number[],
+  onGiveUp: (err: unknown) => void,
+): Promise<void> {
   try {
     await release();
   } catch (err) {

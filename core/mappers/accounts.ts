@@ -27,7 +27,13 @@ export function trackFromProto(track: Track): SeatTrack | undefined {
 }
 
 export function toCustomer(row: CustomerRow): Customer {
-  return create(CustomerSchema, { id: row.id, name: row.name, seatQuota: row.seatQuota, planExpiresAt: ts(row.planExpiresAt), createdAt: ts(row.createdAt) });
+  return create(CustomerSchema, {
+    id: row.id,
+    name: row.name,
+    seatQuota: row.seatQuota,
+    planExpiresAt: ts(row.planExpiresAt),
+    createdAt: ts(row.createdAt),
+  });
 }
 
 export function toUser(row: UserRow): User {

@@ -39,7 +39,9 @@ export function storageKeyOf(videoId: string): string {
  * judge by this, so no video is used past its expiry, whatever Temporal did.
  */
 export function servingStatusOf(row: Pick<VideoRow, 'track' | 'status' | 'expiresAt'>, nowMs = Date.now()): VideoStatus {
-  return row.track === 'video' && row.status === 'available' && row.expiresAt !== null && row.expiresAt.getTime() <= nowMs ? 'expired' : row.status;
+  return row.track === 'video' && row.status === 'available' && row.expiresAt !== null && row.expiresAt.getTime() <= nowMs
+    ? 'expired'
+    : row.status;
 }
 
 /** Remote uploads and every shop track upload run in a workflow; a direct video track upload does not. */

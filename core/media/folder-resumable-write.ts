@@ -35,7 +35,11 @@ const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 export const partialFileOf = (target: string) => `${target}.fetch-partial`;
 
-export async function beginFolderResumableWrite(target: string, resume: ResumePoint | undefined, settings: FolderResumableSettings): Promise<ResumableWrite> {
+export async function beginFolderResumableWrite(
+  target: string,
+  resume: ResumePoint | undefined,
+  settings: FolderResumableSettings,
+): Promise<ResumableWrite> {
   const partial = partialFileOf(target);
   await mkdir(path.dirname(target), { recursive: true });
   let offset = 0;
@@ -49,7 +53,8 @@ export async function beginFolderResumableWrite(target: string, resume: ResumePo
       },
     );
     if (size === undefined) lostResume = 'the part stored by the interrupted attempt is gone';
-    else if (size < resume.offset) lostResume = `the part stored by the interrupted attempt holds ${size} bytes, fewer than its checkpoint's ${resume.offset}`;
+    else if (size < resume.offset)
+      lostResume = `the part stored by the interrupted attempt holds ${size} bytes, fewer than its checkpoint's ${resume.offset}`;
     else offset = resume.offset;
   }
   return {
@@ -67,8 +72,16 @@ export async function beginFolderResumableWrite(target: string, resume: ResumePo
       try {
         if (from > 0) await file.truncate(from);
         const prefix = from > 0 ? async () => createReadStream(partial, { start: 0, end: from - 1 }) : undefined;
-        const sink = new CheckpointedFileSink(file, from, settings.checkpointEveryMs, (durable) => opts.onCheckpoint?.({ offset: durable }));
-        await pipeline(prefixThenRest(prefix, rest), metered.stream, skipFirst(from), sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
+        const sink = new CheckpointedFileSink(file, from, settings.checkpointEveryMs, (durable) =>
+          opts.onCheckpoint?.({ offset: durable }),
+        );
+        await pipeline(
+          prefixThenRest(prefix, rest),
+          metered.stream,
+          skipFirst(from),
+          sink,
+          ...(opts.signal ? [{ signal: opts.signal }] : []),
+        );
       } finally {
         await file.close();
       }

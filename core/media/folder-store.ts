@@ -10,7 +10,12 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { beginFolderResumableWrite, discardFolderResumableWrite, FOLDER_CHECKPOINT_EVERY_MS, type FolderResumableSettings } from './folder-resumable-write';
+import {
+  beginFolderResumableWrite,
+  discardFolderResumableWrite,
+  FOLDER_CHECKPOINT_EVERY_MS,
+  type FolderResumableSettings,
+} from './folder-resumable-write';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
@@ -52,7 +57,12 @@ export class FolderMediaStore implements MediaStore {
     const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
     const metered = meter(opts);
     try {
-      await pipeline(source, metered.stream, createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES }), ...(opts.signal ? [{ signal: opts.signal }] : []));
+      await pipeline(
+        source,
+        metered.stream,
+        createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES }),
+        ...(opts.signal ? [{ signal: opts.signal }] : []),
+      );
       await rename(partial, target);
     } catch (err) {
       await rm(partial, { force: true });

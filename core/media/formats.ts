@@ -32,7 +32,10 @@ const VIDEO_SIGNATURES: ReadonlyArray<{ format: VideoFormat; matches: (head: Buf
   // The ASF header object GUID, which WMV files open with.
   { format: 'WMV', matches: (h) => startsWith(h, [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11]) },
   // MPEG program stream pack header, elementary stream sequence header, or two transport packets.
-  { format: 'MPEG', matches: (h) => startsWith(h, [0, 0, 1, 0xba]) || startsWith(h, [0, 0, 1, 0xb3]) || (h[0] === 0x47 && h[188] === 0x47) },
+  {
+    format: 'MPEG',
+    matches: (h) => startsWith(h, [0, 0, 1, 0xba]) || startsWith(h, [0, 0, 1, 0xb3]) || (h[0] === 0x47 && h[188] === 0x47),
+  },
 ];
 
 export const VIDEO_FORMATS = VIDEO_SIGNATURES.map((s) => s.format);

@@ -40,7 +40,8 @@ export function isProbeable(container: string): boolean {
 export function probeOf(movie: Movie): VideoProbe {
   const video = movie.videoTracks[0];
   const audio = movie.audioTracks[0];
-  const fragmentSeconds = movie.fragment_duration && movie.fragment_duration.den > 0 ? movie.fragment_duration.num / movie.fragment_duration.den : 0;
+  const fragmentSeconds =
+    movie.fragment_duration && movie.fragment_duration.den > 0 ? movie.fragment_duration.num / movie.fragment_duration.den : 0;
   const movieSeconds = movie.timescale > 0 ? movie.duration / movie.timescale : 0;
   const seconds = movieSeconds || fragmentSeconds;
   return {
@@ -57,7 +58,10 @@ export function probeOf(movie: Movie): VideoProbe {
  * Probes a stored file. `open(start)` reads the file from a byte offset. Undefined when no movie
  * header was found in the whole file (an incomplete or damaged file).
  */
-export async function probeIsoFile(open: (start: number) => Readable | Promise<Readable>, sizeBytes: number): Promise<VideoProbe | undefined> {
+export async function probeIsoFile(
+  open: (start: number) => Readable | Promise<Readable>,
+  sizeBytes: number,
+): Promise<VideoProbe | undefined> {
   const file = createFile(false);
   let movie: Movie | undefined;
   let failure: string | undefined;
@@ -100,7 +104,12 @@ export async function probeIsoFile(open: (start: number) => Readable | Promise<R
  * The probe of a stored video, when its container has a movie header to read. A header that
  * cannot be read is not a refusal: the record keeps no probe, and the platform judges the file.
  */
-export async function probeStoredVideo(media: MediaStore, key: string, container: string, sizeBytes: number): Promise<VideoProbe | undefined> {
+export async function probeStoredVideo(
+  media: MediaStore,
+  key: string,
+  container: string,
+  sizeBytes: number,
+): Promise<VideoProbe | undefined> {
   if (!isProbeable(container)) return undefined;
   try {
     return await probeIsoFile((start) => media.open(key, { start, end: Math.max(start, sizeBytes - 1) }), sizeBytes);

@@ -7,7 +7,10 @@
 import { Transform, type Readable } from 'node:stream';
 
 /** The stored prefix (opened when first needed), then the rest; the rest is destroyed however this ends. */
-export async function* prefixThenRest(prefix: (() => Promise<Readable>) | undefined, rest: Readable | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* prefixThenRest(
+  prefix: (() => Promise<Readable>) | undefined,
+  rest: Readable | AsyncIterable<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
   try {
     if (prefix) yield* await prefix();
     yield* rest;

@@ -122,14 +122,18 @@ export class S3PartWriter extends Writable {
     const tail = this.current?.subarray(0, this.filled) ?? Buffer.alloc(0);
     if (this.uploadId === undefined) {
       // Smaller than one part: nothing to resume, and one call stores it.
-      await client.send(new PutObjectCommand({ Bucket, Key, Body: tail })).catch((err: unknown) => Promise.reject(unavailable('write', err)));
+      await client
+        .send(new PutObjectCommand({ Bucket, Key, Body: tail }))
+        .catch((err: unknown) => Promise.reject(unavailable('write', err)));
       return;
     }
     if (tail.length > 0) await this.ship(tail);
     await Promise.all(this.inFlight);
     if (this.failure) throw this.failure;
     try {
-      await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: this.uploadId, MultipartUpload: { Parts: this.done } }));
+      await client.send(
+        new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: this.uploadId, MultipartUpload: { Parts: this.done } }),
+      );
     } catch (err) {
       throw unavailable('write', err);
     }
@@ -178,7 +182,14 @@ export class S3PartWriter extends Writable {
       const end = Math.min(start + each, this.prefixBytes) - 1;
       const PartNumber = ++this.numbered;
       const res = await client.send(
-        new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber, CopySource: copySource(Bucket, prefixKeyOf(Key)), CopySourceRange: `bytes=${start}-${end}` }),
+        new UploadPartCopyCommand({
+          Bucket,
+          Key,
+          UploadId,
+          PartNumber,
+          CopySource: copySource(Bucket, prefixKeyOf(Key)),
+          CopySourceRange: `bytes=${start}-${end}`,
+        }),
       );
       this.partStored(PartNumber, res.CopyPartResult?.ETag, end - start + 1);
     }

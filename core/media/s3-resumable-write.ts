@@ -55,7 +55,13 @@ export async function beginS3ResumableWrite(target: S3PartTarget, resume: Resume
       const metered = meter(opts);
       const sink = new S3PartWriter(target, { prefixBytes: from, onCheckpoint: opts.onCheckpoint });
       const prefix = from > 0 ? () => openObject(target, prefixKeyOf(target.objectKey)) : undefined;
-      await pipeline(prefixThenRest(prefix, rest), metered.stream, skipFirst(from), sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
+      await pipeline(
+        prefixThenRest(prefix, rest),
+        metered.stream,
+        skipFirst(from),
+        sink,
+        ...(opts.signal ? [{ signal: opts.signal }] : []),
+      );
       try {
         await discardS3ResumableWrite(target);
       } catch (err) {
@@ -151,4 +157,3 @@ async function openObject(target: S3PartTarget, Key: string): Promise<Readable> 
 function ignoreNotFound(err: unknown): void {
   if (!isNotFound(err)) throw err;
 }
-

@@ -98,7 +98,11 @@ export class S3MediaStore implements MediaStore {
   async open(key: string, range?: { start: number; end: number }): Promise<Readable> {
     try {
       const res = await this.client.send(
-        new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+        new GetObjectCommand({
+          Bucket: this.settings.bucket,
+          Key: this.objectKey(key),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
       );
       return res.Body as Readable;
     } catch (err) {

@@ -131,7 +131,10 @@ export class ThreadedSha256 {
     if (this.failure) throw this.failure;
     this.done = true;
     // Nothing went to the thread: a small file, hashed here in one call.
-    if (this.id === undefined) return createHash('sha256').update(this.filling?.subarray(0, this.filled) ?? new Uint8Array(0)).digest('hex');
+    if (this.id === undefined)
+      return createHash('sha256')
+        .update(this.filling?.subarray(0, this.filled) ?? new Uint8Array(0))
+        .digest('hex');
     if (this.filled > 0) this.send();
     const id = this.id;
     const hex = new Promise<string>((resolve, reject) => (this.ending = { resolve, reject }));

@@ -12,7 +12,9 @@ export function mediaStoreFromConfig(config: Config): MediaStore {
     bucket: env.MEDIA_S3_BUCKET!,
     endpoint: env.MEDIA_S3_ENDPOINT,
     region: env.MEDIA_S3_REGION,
-    credentials: env.MEDIA_S3_ACCESS_KEY_ID ? { accessKeyId: env.MEDIA_S3_ACCESS_KEY_ID, secretAccessKey: env.MEDIA_S3_SECRET_ACCESS_KEY! } : undefined,
+    credentials: env.MEDIA_S3_ACCESS_KEY_ID
+      ? { accessKeyId: env.MEDIA_S3_ACCESS_KEY_ID, secretAccessKey: env.MEDIA_S3_SECRET_ACCESS_KEY! }
+      : undefined,
     forcePathStyle: env.MEDIA_S3_FORCE_PATH_STYLE ?? Boolean(env.MEDIA_S3_ENDPOINT),
     keyPrefix: env.MEDIA_S3_PREFIX,
     partSizeBytes: env.MEDIA_S3_PART_SIZE_BYTES,

@@ -98,10 +98,7 @@ export const systemResolver: Resolver = async (host) => {
 };
 
 /** Why a URL may not be contacted, or undefined when it may. */
-export async function refuseUnsafeUrl(
-  raw: string,
-  opts: { allowInsecure: boolean; resolve?: Resolver },
-): Promise<string | undefined> {
+export async function refuseUnsafeUrl(raw: string, opts: { allowInsecure: boolean; resolve?: Resolver }): Promise<string | undefined> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -139,7 +136,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * for. A connection to an IP literal skips lookups: callers check the URL with refuseUnsafeUrl too.
  */
 export function contactableLookup(allowLoopback: boolean) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => checkedLookup(hostname, options, callback, allowLoopback);
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void =>
+    checkedLookup(hostname, options, callback, allowLoopback);
 }
 
 export const publicOnlyLookup = contactableLookup(false);

@@ -30,7 +30,11 @@ export function relabelProtocolErrors(res: UniversalServerResponse, onRelabel: (
   return res;
 }
 
-async function* relabelConnectError(res: UniversalServerResponse, body: AsyncIterable<Uint8Array>, onRelabel: (message: string) => void): AsyncGenerator<Uint8Array> {
+async function* relabelConnectError(
+  res: UniversalServerResponse,
+  body: AsyncIterable<Uint8Array>,
+  onRelabel: (message: string) => void,
+): AsyncGenerator<Uint8Array> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);
@@ -46,7 +50,11 @@ async function* relabelConnectError(res: UniversalServerResponse, body: AsyncIte
   yield relabelled;
 }
 
-async function* relabelTrailersAfter(body: AsyncIterable<Uint8Array>, trailer: Headers | undefined, onRelabel: (message: string) => void): AsyncGenerator<Uint8Array> {
+async function* relabelTrailersAfter(
+  body: AsyncIterable<Uint8Array>,
+  trailer: Headers | undefined,
+  onRelabel: (message: string) => void,
+): AsyncGenerator<Uint8Array> {
   yield* body;
   // Written by Node once the body has ended, so still ours to change here.
   if (trailer && trailer.get('grpc-status') === GRPC_INTERNAL && !trailer.has(CODE_HEADER)) {
@@ -64,13 +72,20 @@ async function* relabelTrailerFrames(body: AsyncIterable<Uint8Array>, onRelabel:
       continue;
     }
     const lines = frame.subarray(5).toString('latin1').split('\r\n').filter(Boolean);
-    const field = (name: string) => lines.find((l) => l.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+    const field = (name: string) =>
+      lines
+        .find((l) => l.toLowerCase().startsWith(`${name}:`))
+        ?.slice(name.length + 1)
+        .trim();
     if (field('grpc-status') !== GRPC_INTERNAL || field(CODE_HEADER) !== undefined) {
       yield chunk;
       continue;
     }
     onRelabel(decodeURIComponent(field('grpc-message') ?? ''));
-    const relabelled = [...lines.map((l) => (l.toLowerCase().startsWith('grpc-status:') ? `grpc-status: ${GRPC_INVALID_ARGUMENT}` : l)), `${CODE_HEADER}: ${INVALID_REQUEST_CODE}`];
+    const relabelled = [
+      ...lines.map((l) => (l.toLowerCase().startsWith('grpc-status:') ? `grpc-status: ${GRPC_INVALID_ARGUMENT}` : l)),
+      `${CODE_HEADER}: ${INVALID_REQUEST_CODE}`,
+    ];
     const text = Buffer.from(`${relabelled.join('\r\n')}\r\n`, 'latin1');
     const header = Buffer.alloc(5);
     header[0] = frame[0]!;

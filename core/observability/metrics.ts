@@ -49,7 +49,7 @@ export function createMetrics(opts: { role: string; processMetrics?: boolean }) 
     }),
     rateLimitRejections: new Counter({
       name: 'vps_rate_limit_rejections_total',
-      help: 'Requests refused with 2002 because the caller\'s bucket was empty, by credential kind',
+      help: "Requests refused with 2002 because the caller's bucket was empty, by credential kind",
       labelNames: ['credential'] as const,
       registers,
     }),
@@ -79,7 +79,7 @@ export function createMetrics(opts: { role: string; processMetrics?: boolean }) 
     }),
     deliveryDuration: new Histogram({
       name: 'vps_webhook_delivery_attempt_duration_seconds',
-      help: "Time a receiver took to answer a delivery attempt (or to fail it)",
+      help: 'Time a receiver took to answer a delivery attempt (or to fail it)',
       labelNames: ['outcome'] as const,
       buckets: LATENCY_BUCKETS,
       registers,

@@ -39,7 +39,13 @@ export function probe(name: string, gatesReadiness: boolean, check: () => Promis
       ]);
       return { name, ok: true, gatesReadiness, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
-      return { name, ok: false, gatesReadiness, latencyMs: Math.round(performance.now() - started), error: err instanceof Error ? err.message : String(err) };
+      return {
+        name,
+        ok: false,
+        gatesReadiness,
+        latencyMs: Math.round(performance.now() - started),
+        error: err instanceof Error ? err.message : String(err),
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -63,7 +69,13 @@ export function workerReadiness(state: () => string, db: Db): () => Promise<Read
   return async () => {
     const report = await runProbes(probes);
     const current = state();
-    const polling: DependencyCheck = { name: 'worker', ok: current === 'RUNNING', gatesReadiness: true, latencyMs: 0, ...(current === 'RUNNING' ? {} : { error: `worker is ${current}` }) };
+    const polling: DependencyCheck = {
+      name: 'worker',
+      ok: current === 'RUNNING',
+      gatesReadiness: true,
+      latencyMs: 0,
+      ...(current === 'RUNNING' ? {} : { error: `worker is ${current}` }),
+    };
     return { ready: report.ready && polling.ok, checks: [polling, ...report.checks] };
   };
 }
@@ -76,7 +88,8 @@ export function mergeReports(reports: ReadinessReport[]): ReadinessReport {
   const byName = new Map<string, DependencyCheck>();
   for (const check of reports.flatMap((r) => r.checks)) {
     const seen = byName.get(check.name);
-    if (!seen || (seen.ok && !check.ok)) byName.set(check.name, { ...check, gatesReadiness: check.gatesReadiness || (seen?.gatesReadiness ?? false) });
+    if (!seen || (seen.ok && !check.ok))
+      byName.set(check.name, { ...check, gatesReadiness: check.gatesReadiness || (seen?.gatesReadiness ?? false) });
   }
   return { ready: reports.every((r) => r.ready), checks: [...byName.values()] };
 }

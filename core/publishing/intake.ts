@@ -40,7 +40,14 @@ export interface NewPublish {
 
 export class PublishIntake {
   constructor(
-    private readonly deps: { db: Db; events: EventRecorder; temporalClient: () => Promise<Client>; taskQueue: string; settings: IntakeSettings; logger: Logger },
+    private readonly deps: {
+      db: Db;
+      events: EventRecorder;
+      temporalClient: () => Promise<Client>;
+      taskQueue: string;
+      settings: IntakeSettings;
+      logger: Logger;
+    },
   ) {}
 
   /** The stored and started record, or the id of the record that already holds the file id. */
@@ -73,7 +80,11 @@ export class PublishIntake {
       await this.ensureWorkflow(stored.record);
     } catch (err) {
       // Without its workflow the record would wait forever: it ends now, and a shop file id is freed.
-      await applyChange(this.deps, stored.record, { status: 'service_error', reason: 'the publish could not be scheduled; publish again', reasonCategory: 'retryable' });
+      await applyChange(this.deps, stored.record, {
+        status: 'service_error',
+        reason: 'the publish could not be scheduled; publish again',
+        reasonCategory: 'retryable',
+      });
       if (input.track === 'shop' && input.videoId) await releaseFileFromPublish(this.deps.db, input.videoId, id);
       throw err;
     }
@@ -109,7 +120,10 @@ export class PublishIntake {
       try {
         current = (await records.findPublishRecord(this.deps.db, row.id)) ?? current;
       } catch (err) {
-        this.deps.logger.warn({ err, recordId: row.id }, 'could not read the publish record while waiting for its submit; answering with it as stored');
+        this.deps.logger.warn(
+          { err, recordId: row.id },
+          'could not read the publish record while waiting for its submit; answering with it as stored',
+        );
         break;
       }
     }

@@ -9,7 +9,13 @@ import { ApiError, invalidField } from '../errors';
 import { servingStatusOf } from '../mappers/videos';
 import { MEDIA_PATH_PREFIX } from '../media/signed-tokens';
 
-export async function libraryVideoOf(db: Db, publicUrl: string, customerId: string, videoUrl: string, videoId: string): Promise<VideoRow | undefined> {
+export async function libraryVideoOf(
+  db: Db,
+  publicUrl: string,
+  customerId: string,
+  videoUrl: string,
+  videoId: string,
+): Promise<VideoRow | undefined> {
   let id = videoId;
   if (!id) {
     let url: URL;
@@ -26,7 +32,10 @@ export async function libraryVideoOf(db: Db, publicUrl: string, customerId: stri
   const field = videoId ? 'videoId' : 'videoUrl';
   const video = await findVideoOfCustomer(db, customerId, id);
   if (!video) throw new ApiError(1005, `${field}: video ${id} does not exist in your library`, { data: { field } });
-  if (video.track !== 'video') throw new ApiError(1005, `${field}: video ${id} is a shop track record; publish it with POST /v1/publish/tts and its fileId`, { data: { field } });
+  if (video.track !== 'video')
+    throw new ApiError(1005, `${field}: video ${id} is a shop track record; publish it with POST /v1/publish/tts and its fileId`, {
+      data: { field },
+    });
   // By its expiry time too, not only its status: a record whose timer has not run yet is expired all the same.
   const status = servingStatusOf(video);
   if (status === 'expired' || video.deletedAt) {

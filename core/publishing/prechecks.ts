@@ -42,7 +42,10 @@ export function normalizeCheckStatus(official: string | undefined | null): Dimen
  * failed, passed when both passed, processing otherwise. A dimension that failed while the other
  * is still running does not end the pre-check yet: waiting gives the caller both dimensions' issues.
  */
-export function precheckStatusOf(violation: DimensionVerdict, quality: DimensionVerdict): Extract<PrecheckStatus, 'processing' | 'passed' | 'failed'> {
+export function precheckStatusOf(
+  violation: DimensionVerdict,
+  quality: DimensionVerdict,
+): Extract<PrecheckStatus, 'processing' | 'passed' | 'failed'> {
   if (violation === null || quality === null) return 'processing';
   return violation === 'failed' || quality === 'failed' ? 'failed' : 'passed';
 }

@@ -30,11 +30,14 @@ export async function productAnchorText(upstream: Upstream, accessToken: string,
     const product = data.products.find((p) => p.id === productId);
     if (product) {
       const text = anchorTextFromProductTitle(product.title);
-      if (!text) throw invalidField('productTitle', `is required: the title of product ${productId} has no letters or digits to use as anchor text`);
+      if (!text)
+        throw invalidField('productTitle', `is required: the title of product ${productId} has no letters or digits to use as anchor text`);
       return text;
     }
     if (!data.next_page_token) break;
     pageToken = data.next_page_token;
   }
-  throw new ApiError(1005, `productId: ${productId} is not a product this creator can link (POST /v1/products/query lists them)`, { data: { field: 'productId' } });
+  throw new ApiError(1005, `productId: ${productId} is not a product this creator can link (POST /v1/products/query lists them)`, {
+    data: { field: 'productId' },
+  });
 }

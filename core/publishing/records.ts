@@ -44,7 +44,11 @@ export async function recordAccessToken(deps: Pick<PublishRecordDeps, 'db' | 'se
  * repaired by the next refresh, which records the same event again (stored once) and writes the
  * row. Returns the record as it now stands, whoever changed it.
  */
-export async function applyChange(deps: Pick<PublishRecordDeps, 'db' | 'events'>, seen: PublishRecordRow, change: PublishChange): Promise<PublishRecordRow> {
+export async function applyChange(
+  deps: Pick<PublishRecordDeps, 'db' | 'events'>,
+  seen: PublishRecordRow,
+  change: PublishChange,
+): Promise<PublishRecordRow> {
   const write: PublishChange = { ...change };
   // A final status found later (a caller's status query) confirms the outcome after all.
   if (seen.unconfirmedAt && write.status && isTerminal(write.status)) {
@@ -107,7 +111,10 @@ async function recordUnconfirmedEvent(events: EventRecorder, record: PublishReco
 }
 
 /** The change the official status of a submitted record makes, if any. */
-export function changeFromOfficial(record: PublishRecordRow, official: { status: string; post_ids?: string[]; reason?: string }): PublishChange | undefined {
+export function changeFromOfficial(
+  record: PublishRecordRow,
+  official: { status: string; post_ids?: string[]; reason?: string },
+): PublishChange | undefined {
   const status = normalizeOfficialStatus(official.status);
   const postId = official.post_ids?.find((id) => id !== '') ?? record.postId;
   if (status === record.status && postId === record.postId && official.status === record.officialStatus) return undefined;
@@ -123,11 +130,19 @@ type OfficialStatus = { status: string; post_ids?: string[]; reason?: string };
 
 /** The shop's status of a video in the shape of the video track's: the shop reports no reason or post id. */
 function fromShopVideo(video: VideoStatusData['video']): OfficialStatus {
-  return { status: video.post_status, ...(video.post_status === 'FAIL' ? { reason: 'the shop reported the post as failed without a reason' } : {}) };
+  return {
+    status: video.post_status,
+    ...(video.post_status === 'FAIL' ? { reason: 'the shop reported the post as failed without a reason' } : {}),
+  };
 }
 
 /** The official status in one shape for both tracks. */
-async function officialStatus(deps: PublishRecordDeps, record: PublishRecordRow, accessToken: string, shareId: string): Promise<OfficialStatus> {
+async function officialStatus(
+  deps: PublishRecordDeps,
+  record: PublishRecordRow,
+  accessToken: string,
+  shareId: string,
+): Promise<OfficialStatus> {
   if (record.track === 'shop') return fromShopVideo((await getVideoStatus(deps.upstream.shop, accessToken, shareId)).video);
   return getPublishStatus(deps.upstream.vplat, accessToken, { business_id: record.accountId, publish_id: shareId });
 }

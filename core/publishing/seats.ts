@@ -18,14 +18,22 @@ const TRACK_WORDS: Record<SeatTrack, string> = { video: 'video track', shop: 'sh
 export async function bookSeat(db: Db, customerId: string, account: string, track: SeatTrack, field: string): Promise<BoundSeat> {
   const seat = await findCustomerSeatByAccount(db, customerId, account, track);
   if (!seat?.accountId || !seat.credentialsSealed) {
-    throw new ApiError(1007, `${field}: ${account} is not bound to any of your ${TRACK_WORDS[track]} seats; bind it to a seat first (GET /v1/seats lists them)`, {
-      data: { field },
-    });
+    throw new ApiError(
+      1007,
+      `${field}: ${account} is not bound to any of your ${TRACK_WORDS[track]} seats; bind it to a seat first (GET /v1/seats lists them)`,
+      {
+        data: { field },
+      },
+    );
   }
   if (seat.authorizationStatus === 'reauthorization_required') {
-    throw new ApiError(1007, `${field}: the authorization of ${account} was removed on the platform; connect the account to seat ${seat.id} again`, {
-      data: { field, seatId: seat.id, authorizationStatus: seat.authorizationStatus },
-    });
+    throw new ApiError(
+      1007,
+      `${field}: the authorization of ${account} was removed on the platform; connect the account to seat ${seat.id} again`,
+      {
+        data: { field, seatId: seat.id, authorizationStatus: seat.authorizationStatus },
+      },
+    );
   }
   return seat as BoundSeat;
 }

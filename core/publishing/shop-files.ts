@@ -11,12 +11,23 @@ import type { BoundSeat } from './seats';
 
 export async function shopLibraryFile(db: Db, customerId: string, seat: BoundSeat, fileId: string, field = 'fileId'): Promise<VideoRow> {
   const video = await findVideoByFileId(db, customerId, fileId);
-  if (!video) throw new ApiError(1005, `${field}: ${fileId} is not a file id of your shop track library (POST /v1/videos with a shop track seat issues one)`, { data: { field } });
+  if (!video)
+    throw new ApiError(
+      1005,
+      `${field}: ${fileId} is not a file id of your shop track library (POST /v1/videos with a shop track seat issues one)`,
+      { data: { field } },
+    );
   if (video.seatId !== seat.id) {
-    throw new ApiError(1005, `${field}: ${fileId} was uploaded for another seat; a file id can be used only by the account it was uploaded for`, { data: { field } });
+    throw new ApiError(
+      1005,
+      `${field}: ${fileId} was uploaded for another seat; a file id can be used only by the account it was uploaded for`,
+      { data: { field } },
+    );
   }
   if (video.deletedAt || video.status === 'expired') {
-    throw new ApiError(2005, `${field}: video ${video.id} ${video.deletedAt ? 'was deleted' : 'expired'}; upload it again`, { data: { field, videoId: video.id } });
+    throw new ApiError(2005, `${field}: video ${video.id} ${video.deletedAt ? 'was deleted' : 'expired'}; upload it again`, {
+      data: { field, videoId: video.id },
+    });
   }
   if (video.status !== 'available') throw invalidField(field, `video ${video.id} is ${video.status}, not available yet`);
   return video;

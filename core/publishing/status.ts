@@ -33,7 +33,14 @@ export function failReason(record: { status: PublishStatus; reason: string | nul
   return record.status === 'publish_failed' ? record.reason : null;
 }
 
-export const REASON_CATEGORIES = ['retryable', 'needs_reauthorization', 'needs_user_action', 'quota', 'content_rejected', 'unconfirmed'] as const;
+export const REASON_CATEGORIES = [
+  'retryable',
+  'needs_reauthorization',
+  'needs_user_action',
+  'quota',
+  'content_rejected',
+  'unconfirmed',
+] as const;
 export type ReasonCategory = (typeof REASON_CATEGORIES)[number];
 
 /** The category of a refused call, from the upstream client's failure class. */

@@ -58,7 +58,8 @@ export async function bindAccount(deps: BindingDeps, binding: SeatBinding): Prom
       if (holder && holder.id !== seat.id) throw alreadyBound(accountId);
       const bound = await seatsRepo.bindSeat(tx, seat.id, {
         accountId,
-        accountUsername: binding.accountUsername !== undefined ? binding.accountUsername : seat.accountId === accountId ? seat.accountUsername : null,
+        accountUsername:
+          binding.accountUsername !== undefined ? binding.accountUsername : seat.accountId === accountId ? seat.accountUsername : null,
         credentialsSealed: sealCredentials(deps.sealedBox, seat.id, binding.credentials),
         accessTokenExpiresAt: binding.accessTokenExpiresAt,
         refreshTokenExpiresAt: binding.refreshTokenExpiresAt,

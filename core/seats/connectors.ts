@@ -28,7 +28,10 @@ const secondsFrom = (nowMs: number, seconds: number) => new Date(nowMs + seconds
 export const CONNECTORS: Record<SeatTrack, Connector> = {
   video: {
     authorizeUrl: (upstream, input) =>
-      vplatOAuth.authorizePageUrl(upstream.vplat.settings.authorizeUrl ?? OFFICIAL_AUTHORIZE_URLS.video, { clientKey: upstream.vplat.settings.appId, ...input }),
+      vplatOAuth.authorizePageUrl(upstream.vplat.settings.authorizeUrl ?? OFFICIAL_AUTHORIZE_URLS.video, {
+        clientKey: upstream.vplat.settings.appId,
+        ...input,
+      }),
     async exchange(upstream, input) {
       const t = await vplatOAuth.exchangeAuthCode(upstream.vplat, { authCode: input.code, redirectUri: input.redirectUri });
       return {
@@ -44,7 +47,11 @@ export const CONNECTORS: Record<SeatTrack, Connector> = {
     authorizeUrl: (upstream, input) => {
       const page = upstream.shop.settings.authorizeUrl;
       // Only the emulator takes redirect_uri; the platform uses the one registered for the app.
-      return shopOAuth.authorizePageUrl(page ?? OFFICIAL_AUTHORIZE_URLS.shop, { appKey: upstream.shop.settings.appKey, state: input.state, ...(page ? { redirectUri: input.redirectUri } : {}) });
+      return shopOAuth.authorizePageUrl(page ?? OFFICIAL_AUTHORIZE_URLS.shop, {
+        appKey: upstream.shop.settings.appKey,
+        state: input.state,
+        ...(page ? { redirectUri: input.redirectUri } : {}),
+      });
     },
     async exchange(upstream, input) {
       const t = await shopOAuth.getAccessToken(upstream.shop, input.code);

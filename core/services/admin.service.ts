@@ -164,7 +164,10 @@ export class AdminHandlers implements ServiceImpl<typeof AdminService> {
       const usage = await seatsRepo.countSeatsForUpdate(tx, req.customerId);
       if (!usage) throw notFound('customer', req.customerId);
       if (usage.used >= usage.quota) {
-        throw new ApiError(1004, `seat quota insufficient: ${usage.used} of ${usage.quota} seats in use; ask the administrator for more seats`);
+        throw new ApiError(
+          1004,
+          `seat quota insufficient: ${usage.used} of ${usage.quota} seats in use; ask the administrator for more seats`,
+        );
       }
       return seatsRepo.insertSeat(tx, { customerId: req.customerId, name: req.name.trim().slice(0, MAX_NAME), track });
     });

@@ -61,7 +61,10 @@ export function firstProblem(rules: Rule[]): ApiError | undefined {
   return undefined;
 }
 
-export const required = (field: string, value: string): Rule => () => (value === '' ? invalidField(field, 'is required') : undefined);
+export const required =
+  (field: string, value: string): Rule =>
+  () =>
+    value === '' ? invalidField(field, 'is required') : undefined;
 
 export const oneOf =
   (field: string, value: string, allowed: readonly string[], optional = false): Rule =>
@@ -71,7 +74,9 @@ export const oneOf =
 export const intRange =
   (field: string, value: number | undefined, min: number, max: number): Rule =>
   () =>
-    value === undefined || (Number.isInteger(value) && value >= min && value <= max) ? undefined : invalidField(field, `must be an integer from ${min} to ${max}`);
+    value === undefined || (Number.isInteger(value) && value >= min && value <= max)
+      ? undefined
+      : invalidField(field, `must be an integer from ${min} to ${max}`);
 
 /** Paging and ordering of both list endpoints. */
 export function listRules(req: { status: string; sortField: string; sortOrder: string; cursor?: number; maxCount?: number }): Rule[] {
@@ -85,10 +90,14 @@ export function listRules(req: { status: string; sortField: string; sortOrder: s
 }
 
 /** Text, an uploaded image with its size, or both (a reply may carry a public image URL instead). */
-export function contentRules(req: { text: string; imageUri: string; imageWidth?: number; imageHeight?: number }, replyImageUrl = ''): Rule[] {
+export function contentRules(
+  req: { text: string; imageUri: string; imageWidth?: number; imageHeight?: number },
+  replyImageUrl = '',
+): Rule[] {
   return [
     () => (req.text.length > MAX_COMMENT_TEXT ? invalidField('text', `must be at most ${MAX_COMMENT_TEXT} characters`) : undefined),
-    () => (req.text === '' && req.imageUri === '' && replyImageUrl === '' ? invalidField('text', 'text or imageUri is required') : undefined),
+    () =>
+      req.text === '' && req.imageUri === '' && replyImageUrl === '' ? invalidField('text', 'text or imageUri is required') : undefined,
     () => (req.imageUri !== '' && req.imageWidth === undefined ? invalidField('imageWidth', 'is required with imageUri') : undefined),
     () => (req.imageUri !== '' && req.imageHeight === undefined ? invalidField('imageHeight', 'is required with imageUri') : undefined),
     intRange('imageWidth', req.imageWidth, 1, 100_000),
@@ -101,7 +110,9 @@ export function contentRules(req: { text: string; imageUri: string; imageWidth?:
  * sent, so the platform applies its own defaults; business_id is the seat's account.
  */
 export function officialRequest<T>(table: FieldTable, fields: Record<string, unknown>, businessId: string): T {
-  const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0)));
+  const given = Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  );
   return toOfficial(table, given, { business_id: businessId }) as T;
 }
 
@@ -121,7 +132,12 @@ export class CommentHandlers implements ServiceImpl<typeof CommentService> {
 
   private run<T>(ctx: HandlerContext, req: { account: string }, table: FieldTable, call: (token: string, body: T) => Promise<object>) {
     const { customerId } = customerOf(ctx);
-    return passThrough(this.deps, { customerId, account: req.account }, (token, seat) => call(token, officialRequest<T>(table, fieldsOf(req), seat.accountId)), table);
+    return passThrough(
+      this.deps,
+      { customerId, account: req.account },
+      (token, seat) => call(token, officialRequest<T>(table, fieldsOf(req), seat.accountId)),
+      table,
+    );
   }
 
   async listComments(req: ListCommentsRequest, ctx: HandlerContext) {
@@ -130,37 +146,51 @@ export class CommentHandlers implements ServiceImpl<typeof CommentService> {
       () => (req.commentIds.length > MAX_COMMENT_IDS ? invalidField('commentIds', `must name at most ${MAX_COMMENT_IDS} ids`) : undefined),
       ...listRules(req),
     ]);
-    return this.run<comments.CommentListQuery>(ctx, req, COMMENT_LIST_FIELDS, (token, q) => comments.listComments(this.deps.upstream.vplat, token, q));
+    return this.run<comments.CommentListQuery>(ctx, req, COMMENT_LIST_FIELDS, (token, q) =>
+      comments.listComments(this.deps.upstream.vplat, token, q),
+    );
   }
 
   async listCommentReplies(req: ListCommentRepliesRequest, ctx: HandlerContext) {
     check([required('videoId', req.videoId), required('commentId', req.commentId), ...listRules(req)]);
-    return this.run<comments.CommentReplyListQuery>(ctx, req, COMMENT_REPLY_LIST_FIELDS, (token, q) => comments.listCommentReplies(this.deps.upstream.vplat, token, q));
+    return this.run<comments.CommentReplyListQuery>(ctx, req, COMMENT_REPLY_LIST_FIELDS, (token, q) =>
+      comments.listCommentReplies(this.deps.upstream.vplat, token, q),
+    );
   }
 
   async createComment(req: CreateCommentRequest, ctx: HandlerContext) {
     check([required('videoId', req.videoId), ...contentRules(req)]);
-    return this.run<comments.CommentCreateRequest>(ctx, req, COMMENT_CREATE_FIELDS, (token, b) => comments.createComment(this.deps.upstream.vplat, token, b));
+    return this.run<comments.CommentCreateRequest>(ctx, req, COMMENT_CREATE_FIELDS, (token, b) =>
+      comments.createComment(this.deps.upstream.vplat, token, b),
+    );
   }
 
   async createCommentReply(req: CreateCommentReplyRequest, ctx: HandlerContext) {
     check([required('videoId', req.videoId), required('commentId', req.commentId), ...contentRules(req, req.replyImageUrl)]);
-    return this.run<comments.CommentReplyCreateRequest>(ctx, req, COMMENT_REPLY_CREATE_FIELDS, (token, b) => comments.createCommentReply(this.deps.upstream.vplat, token, b));
+    return this.run<comments.CommentReplyCreateRequest>(ctx, req, COMMENT_REPLY_CREATE_FIELDS, (token, b) =>
+      comments.createCommentReply(this.deps.upstream.vplat, token, b),
+    );
   }
 
   async likeComment(req: LikeCommentRequest, ctx: HandlerContext) {
     check([required('commentId', req.commentId), oneOf('action', req.action, LIKE_ACTIONS)]);
-    return this.run<Parameters<typeof comments.likeComment>[2]>(ctx, req, COMMENT_LIKE_FIELDS, (token, b) => comments.likeComment(this.deps.upstream.vplat, token, b));
+    return this.run<Parameters<typeof comments.likeComment>[2]>(ctx, req, COMMENT_LIKE_FIELDS, (token, b) =>
+      comments.likeComment(this.deps.upstream.vplat, token, b),
+    );
   }
 
   async hideComment(req: HideCommentRequest, ctx: HandlerContext) {
     check([required('videoId', req.videoId), required('commentId', req.commentId), oneOf('action', req.action, HIDE_ACTIONS)]);
-    return this.run<Parameters<typeof comments.hideComment>[2]>(ctx, req, COMMENT_HIDE_FIELDS, (token, b) => comments.hideComment(this.deps.upstream.vplat, token, b));
+    return this.run<Parameters<typeof comments.hideComment>[2]>(ctx, req, COMMENT_HIDE_FIELDS, (token, b) =>
+      comments.hideComment(this.deps.upstream.vplat, token, b),
+    );
   }
 
   /** Only the account's own comments: the platform refuses others' (3001 with its message); hide those instead. */
   async deleteComment(req: DeleteCommentRequest, ctx: HandlerContext) {
     check([required('commentId', req.commentId)]);
-    return this.run<Parameters<typeof comments.deleteComment>[2]>(ctx, req, COMMENT_DELETE_FIELDS, (token, b) => comments.deleteComment(this.deps.upstream.vplat, token, b));
+    return this.run<Parameters<typeof comments.deleteComment>[2]>(ctx, req, COMMENT_DELETE_FIELDS, (token, b) =>
+      comments.deleteComment(this.deps.upstream.vplat, token, b),
+    );
   }
 }

@@ -54,7 +54,11 @@ export class ConsoleSeatHandlers implements ServiceImpl<typeof ConsoleSeatServic
     if (claims.customerId !== customerId) throw seatNotFound(claims.seatId);
     const seat = await this.ownSeat(customerId, claims.seatId);
     // Exchanged only once the state is good: a code is single use, and a forged request must not burn it.
-    const granted = await CONNECTORS[seat.track].exchange(this.deps.upstream, { code: req.code, redirectUri: this.redirectUri, nowMs: Date.now() });
+    const granted = await CONNECTORS[seat.track].exchange(this.deps.upstream, {
+      code: req.code,
+      redirectUri: this.redirectUri,
+      nowMs: Date.now(),
+    });
     const row = await bindAccount(this.deps, { seatId: seat.id, customerId, ...granted });
     return { seat: toSeat(row) };
   }

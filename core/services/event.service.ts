@@ -65,7 +65,11 @@ export function toDelivery(row: DeliveryRow & { eventType?: string; attempts?: D
   });
 }
 
-export type WatchEvents = (principal: ReturnType<typeof customerOf>, req: WatchEventsRequest, signal: AbortSignal) => AsyncIterable<{ event?: ReturnType<typeof toEventMessage> }>;
+export type WatchEvents = (
+  principal: ReturnType<typeof customerOf>,
+  req: WatchEventsRequest,
+  signal: AbortSignal,
+) => AsyncIterable<{ event?: ReturnType<typeof toEventMessage> }>;
 
 export class EventHandlers implements ServiceImpl<typeof EventService> {
   constructor(private readonly deps: { db: Db; events: EventRecorder; watch: WatchEvents }) {}
@@ -83,7 +87,15 @@ export class EventHandlers implements ServiceImpl<typeof EventService> {
     const until = req.until ? timestampDate(req.until) : undefined;
     if (since && until && since >= until) throw invalidField('until', 'must be after since');
     // One more than asked tells whether another page is already stored.
-    const rows = await listEvents(this.deps.db, { customerId, afterPosition, types: req.types, seatId: req.seatId || undefined, since, until, limit: limit + 1 });
+    const rows = await listEvents(this.deps.db, {
+      customerId,
+      afterPosition,
+      types: req.types,
+      seatId: req.seatId || undefined,
+      since,
+      until,
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     // The cursor is given even on the last page: events stored later are read by continuing from it.
@@ -104,8 +116,10 @@ export class EventHandlers implements ServiceImpl<typeof EventService> {
     if (!event) throw new ApiError(1005, `event ${req.id} does not exist`);
     if (req.endpointId) {
       const endpoint = await findEndpoint(this.deps.db, req.endpointId);
-      if (!endpoint || endpoint.customerId !== customerId || endpoint.deletedAt) throw new ApiError(1005, `webhook endpoint ${req.endpointId} does not exist`);
-      if (endpoint.disabledAt) throw invalidField('endpointId', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'})`);
+      if (!endpoint || endpoint.customerId !== customerId || endpoint.deletedAt)
+        throw new ApiError(1005, `webhook endpoint ${req.endpointId} does not exist`);
+      if (endpoint.disabledAt)
+        throw invalidField('endpointId', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'})`);
     }
     const deliveries = await this.deps.events.redeliver(event, req.endpointId ? { endpointId: req.endpointId } : {});
     return { deliveries: deliveries.map((d) => toDelivery({ ...d, eventType: event.type })) };
@@ -113,11 +127,13 @@ export class EventHandlers implements ServiceImpl<typeof EventService> {
 
   async listDeliveries(req: ListDeliveriesRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    if (req.status && !DELIVERY_STATUSES.includes(req.status as DeliveryStatus)) throw invalidField('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    if (req.status && !DELIVERY_STATUSES.includes(req.status as DeliveryStatus))
+      throw invalidField('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     checkPatterns(req.types, 'types');
     const limit = pageSize(req.limit);
     // An empty log would not tell a caller's quiet event from an id that is not theirs; the spec's answer for the latter is 1005.
-    if (req.eventId && !(await findEvent(this.deps.db, customerId, req.eventId))) throw new ApiError(1005, `event ${req.eventId} does not exist`);
+    if (req.eventId && !(await findEvent(this.deps.db, customerId, req.eventId)))
+      throw new ApiError(1005, `event ${req.eventId} does not exist`);
     if (req.endpointId) {
       // A deleted endpoint's log stays readable: its deliveries keep their reference.
       const endpoint = await findEndpoint(this.deps.db, req.endpointId);

@@ -12,7 +12,17 @@ import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
 import { findCustomerSeatByAccount, listSeatsOfCustomer } from '../db/repositories/seats';
 import { passThrough } from '../engagement/pass-through';
-import { businessCategory, dateRange, maxCount, postIds, resolveFields, shopVideoCursor, timeRange, titleFilter, videoCursor } from '../engagement/insight-rules';
+import {
+  businessCategory,
+  dateRange,
+  maxCount,
+  postIds,
+  resolveFields,
+  shopVideoCursor,
+  timeRange,
+  titleFilter,
+  videoCursor,
+} from '../engagement/insight-rules';
 import { ApiError, invalidField } from '../errors';
 import type { EventRecorder } from '../events/recorder';
 import type { Logger } from '../logger';
@@ -31,7 +41,14 @@ import {
   VIDEO_LIST_FIELDS,
   VIDEO_SETTINGS_FIELDS,
 } from '../upstream/vplat/insight-fields';
-import { getBenchmark, getBusinessAccount, listVideos, type BusinessField, type VideoField, type VideoListData } from '../upstream/vplat/insights';
+import {
+  getBenchmark,
+  getBusinessAccount,
+  listVideos,
+  type BusinessField,
+  type VideoField,
+  type VideoListData,
+} from '../upstream/vplat/insights';
 import { getVideoSettings } from '../upstream/vplat/publishing';
 
 const officialNames = (table: ReadonlyArray<readonly [string, string]>) => table.map(([, official]) => official);
@@ -72,7 +89,11 @@ export class InsightHandlers implements ServiceImpl<typeof InsightService> {
 
   async listVideoInsights(req: ListVideoInsightsRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    const shopFilters = [['title', req.title], ['from', req.from], ['to', req.to]] as const;
+    const shopFilters = [
+      ['title', req.title],
+      ['from', req.from],
+      ['to', req.to],
+    ] as const;
     // A video track seat holding the account answers as it always has; a shop track seat only when
     // none does. An account neither holds is refused as a shop account's when shop filters say
     // that is what the caller meant, and as a video track account's otherwise, as before.
@@ -81,14 +102,23 @@ export class InsightHandlers implements ServiceImpl<typeof InsightService> {
       if (shop || shopFilters.some(([, value]) => value)) return this.listShopVideos(req, customerId);
     }
     for (const [field, value] of shopFilters) {
-      if (value) throw invalidField(field, 'selects the videos of a shop track account (creatorUserOpenId); a video track account\'s list is filtered by videoIds');
+      if (value)
+        throw invalidField(
+          field,
+          "selects the videos of a shop track account (creatorUserOpenId); a video track account's list is filtered by videoIds",
+        );
     }
     const asked = resolveFields(req.fields, VIDEO_FIELDS) as VideoField[] | undefined;
     // The platform refuses other fields without item_id, and a row without its id is of no use.
     const fields: VideoField[] = asked ? [...new Set<VideoField>(['item_id', ...asked])] : ALL_VIDEO_FIELDS;
     const legacy = req.channel === 'legacy';
     const ids = postIds(req.videoIds, legacy ? 'itemId' : 'videoIds');
-    const query = { fields, cursor: videoCursor(req.cursor), max_count: maxCount(req.maxCount), ...(ids.length > 0 ? { filters: { video_ids: ids } } : {}) };
+    const query = {
+      fields,
+      cursor: videoCursor(req.cursor),
+      max_count: maxCount(req.maxCount),
+      ...(ids.length > 0 ? { filters: { video_ids: ids } } : {}),
+    };
     const list = (account: string) =>
       passThrough(
         this.deps,
@@ -110,14 +140,26 @@ export class InsightHandlers implements ServiceImpl<typeof InsightService> {
    * The video track's post filter and field choice do not apply: every shop item has the same fields.
    */
   private async listShopVideos(req: ListVideoInsightsRequest, customerId: string) {
-    if (req.videoIds.length > 0) throw invalidField('videoIds', 'filters the posts of a video track account; find a shop video by title, from and to, or read it by GET /v1/publish/tts/status?videoId=');
-    if (req.fields.length > 0) throw invalidField('fields', 'chooses the fields of a video track account\'s posts; a shop video always has the same fields');
+    if (req.videoIds.length > 0)
+      throw invalidField(
+        'videoIds',
+        'filters the posts of a video track account; find a shop video by title, from and to, or read it by GET /v1/publish/tts/status?videoId=',
+      );
+    if (req.fields.length > 0)
+      throw invalidField('fields', "chooses the fields of a video track account's posts; a shop video always has the same fields");
     const title = titleFilter(req.title);
     const range = timeRange(req.from, req.to);
     const before = shopVideoCursor(req.cursor);
     const limit = maxCount(req.maxCount);
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'shop', 'account');
-    const page = await listShopVideos(this.deps, seatAccessToken(this.deps.sealedBox, seat), { customerId, accountId: seat.accountId, title, ...range, before, limit });
+    const page = await listShopVideos(this.deps, seatAccessToken(this.deps.sealedBox, seat), {
+      customerId,
+      accountId: seat.accountId,
+      title,
+      ...range,
+      before,
+      limit,
+    });
     return { data: page as unknown as JsonObject };
   }
 
@@ -131,7 +173,10 @@ export class InsightHandlers implements ServiceImpl<typeof InsightService> {
     const seats = (await listSeatsOfCustomer(this.deps.db, customerId)).filter(
       (s) => s.track === 'video' && s.accountId && s.credentialsSealed && s.authorizationStatus !== 'reauthorization_required',
     );
-    if (seats.length === 0) throw new ApiError(1007, 'account: none of your video track seats is bound; bind one first (GET /v1/seats lists them)', { data: { field: 'account' } });
+    if (seats.length === 0)
+      throw new ApiError(1007, 'account: none of your video track seats is bound; bind one first (GET /v1/seats lists them)', {
+        data: { field: 'account' },
+      });
     let failure: UpstreamError | undefined;
     for (const seat of seats) {
       try {

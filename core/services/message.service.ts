@@ -79,7 +79,12 @@ const ACCOUNT = (account: string) => required('account', account, 200);
 export class MessageHandlers implements ServiceImpl<typeof MessageService> {
   constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream; events: EventRecorder }) {}
 
-  private through(ctx: HandlerContext, account: string, call: (token: string, seat: BoundSeat) => Promise<object>, table: Parameters<typeof passThrough>[3]) {
+  private through(
+    ctx: HandlerContext,
+    account: string,
+    call: (token: string, seat: BoundSeat) => Promise<object>,
+    table: Parameters<typeof passThrough>[3],
+  ) {
     return passThrough(this.deps, { customerId: customerOf(ctx).customerId, account: ACCOUNT(account) }, call, table);
   }
 
@@ -95,7 +100,12 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.listConversations(this.vplat, token, toOfficial(CONVERSATION_LIST_QUERY, fields, { business_id: seat.accountId }) as unknown as official.ConversationListQuery),
+      (token, seat) =>
+        official.listConversations(
+          this.vplat,
+          token,
+          toOfficial(CONVERSATION_LIST_QUERY, fields, { business_id: seat.accountId }) as unknown as official.ConversationListQuery,
+        ),
       CONVERSATION_LIST_ANSWER,
     );
   }
@@ -105,7 +115,15 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.listMessages(this.vplat, token, toOfficial(MESSAGE_LIST_QUERY, { conversationId }, { business_id: seat.accountId }) as { business_id: string; conversation_id: string }),
+      (token, seat) =>
+        official.listMessages(
+          this.vplat,
+          token,
+          toOfficial(MESSAGE_LIST_QUERY, { conversationId }, { business_id: seat.accountId }) as {
+            business_id: string;
+            conversation_id: string;
+          },
+        ),
       MESSAGE_LIST_ANSWER,
     );
   }
@@ -173,7 +191,11 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     const seat = await bookSeat(this.deps.db, customerId, account, 'video', 'account');
     const { contentType } = checkMessageImage(req.data);
     const fileName = req.fileName || (contentType === 'image/png' ? 'image.png' : 'image.jpg');
-    const answer = await official.uploadMessageMedia(this.vplat, seatAccessToken(this.deps.sealedBox, seat), seat.accountId, { bytes: req.data, fileName, contentType });
+    const answer = await official.uploadMessageMedia(this.vplat, seatAccessToken(this.deps.sealedBox, seat), seat.accountId, {
+      bytes: req.data,
+      fileName,
+      contentType,
+    });
     const data = fromOfficial(MEDIA_UPLOAD_ANSWER, answer as unknown as Record<string, unknown>);
     return { data: { ...data, expiresAt: new Date(Date.now() + MEDIA_ID_VALID_MS).toISOString() } as JsonObject };
   }
@@ -192,7 +214,11 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
       req.account,
       (token, seat) => {
         accessToken = token;
-        return official.getMessageMediaDownload(this.vplat, token, toOfficial(MEDIA_DOWNLOAD_BODY, fields, { business_id: seat.accountId }) as unknown as official.MediaDownloadRequest);
+        return official.getMessageMediaDownload(
+          this.vplat,
+          token,
+          toOfficial(MEDIA_DOWNLOAD_BODY, fields, { business_id: seat.accountId }) as unknown as official.MediaDownloadRequest,
+        );
       },
       MEDIA_DOWNLOAD_ANSWER,
     );
@@ -207,7 +233,12 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
   async *fetchMedia(req: FetchMediaRequest, ctx: HandlerContext): AsyncGenerator<MessageInitShape<typeof FetchMediaResponseSchema>> {
     const { data, accessToken } = await this.mediaDownload(req, ctx);
     const file = await official.downloadMessageMedia(this.vplat, accessToken, String(data.downloadUrl));
-    yield { part: { case: 'head', value: { contentType: file.contentType, contentLength: file.contentLength === undefined ? undefined : BigInt(file.contentLength) } } };
+    yield {
+      part: {
+        case: 'head',
+        value: { contentType: file.contentType, contentLength: file.contentLength === undefined ? undefined : BigInt(file.contentLength) },
+      },
+    };
     for await (const chunk of file.body) yield { part: { case: 'chunk', value: chunk } };
   }
 
@@ -222,18 +253,33 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.getMessagingCapabilities(this.vplat, token, toOfficial(CAPABILITIES_QUERY, fields, { business_id: seat.accountId }) as unknown as official.CapabilitiesQuery),
+      (token, seat) =>
+        official.getMessagingCapabilities(
+          this.vplat,
+          token,
+          toOfficial(CAPABILITIES_QUERY, fields, { business_id: seat.accountId }) as unknown as official.CapabilitiesQuery,
+        ),
       CAPABILITIES_ANSWER,
     );
   }
 
   async getAutoMessages(req: GetAutoMessagesRequest, ctx: HandlerContext) {
-    const fields = { autoMessageType: oneOf('autoMessageType', req.autoMessageType, AUTO_MESSAGE_TYPES), autoMessageId: req.autoMessageId || undefined };
+    const fields = {
+      autoMessageType: oneOf('autoMessageType', req.autoMessageType, AUTO_MESSAGE_TYPES),
+      autoMessageId: req.autoMessageId || undefined,
+    };
     return this.through(
       ctx,
       req.account,
       (token, seat) =>
-        official.getAutoMessages(this.vplat, token, toOfficial(AUTO_MESSAGE_GET_QUERY, fields, { business_id: seat.accountId }) as { business_id: string; auto_message_type: official.AutoMessageType }),
+        official.getAutoMessages(
+          this.vplat,
+          token,
+          toOfficial(AUTO_MESSAGE_GET_QUERY, fields, { business_id: seat.accountId }) as {
+            business_id: string;
+            auto_message_type: official.AutoMessageType;
+          },
+        ),
       AUTO_MESSAGE_GET_ANSWER,
     );
   }
@@ -244,29 +290,52 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.createAutoMessage(this.vplat, token, toOfficial(AUTO_MESSAGE_CREATE_BODY, fields, { business_id: seat.accountId }) as never),
+      (token, seat) =>
+        official.createAutoMessage(
+          this.vplat,
+          token,
+          toOfficial(AUTO_MESSAGE_CREATE_BODY, fields, { business_id: seat.accountId }) as never,
+        ),
       AUTO_MESSAGE_WRITE_ANSWER,
     );
   }
 
   async updateAutoMessage(req: UpdateAutoMessageRequest, ctx: HandlerContext) {
     const autoMessageType = oneOf('autoMessageType', req.autoMessageType, AUTO_MESSAGE_TYPES);
-    const fields = { autoMessageType, autoMessageId: required('autoMessageId', req.autoMessageId, 200), ...autoMessageContent(autoMessageType, req as unknown as Record<string, unknown>) };
+    const fields = {
+      autoMessageType,
+      autoMessageId: required('autoMessageId', req.autoMessageId, 200),
+      ...autoMessageContent(autoMessageType, req as unknown as Record<string, unknown>),
+    };
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.updateAutoMessage(this.vplat, token, toOfficial(AUTO_MESSAGE_UPDATE_BODY, fields, { business_id: seat.accountId }) as never),
+      (token, seat) =>
+        official.updateAutoMessage(
+          this.vplat,
+          token,
+          toOfficial(AUTO_MESSAGE_UPDATE_BODY, fields, { business_id: seat.accountId }) as never,
+        ),
       AUTO_MESSAGE_WRITE_ANSWER,
     );
   }
 
   async deleteAutoMessage(req: DeleteAutoMessageRequest, ctx: HandlerContext) {
-    if (req.autoMessageType === 'WELCOME_MESSAGE') throw invalidField('autoMessageType', 'a welcome message cannot be deleted; turn it off with auto_message/status/update (DISABLE)');
-    const fields = { autoMessageType: oneOf('autoMessageType', req.autoMessageType, DELETABLE_AUTO_MESSAGE_TYPES), autoMessageId: required('autoMessageId', req.autoMessageId, 200) };
+    if (req.autoMessageType === 'WELCOME_MESSAGE')
+      throw invalidField('autoMessageType', 'a welcome message cannot be deleted; turn it off with auto_message/status/update (DISABLE)');
+    const fields = {
+      autoMessageType: oneOf('autoMessageType', req.autoMessageType, DELETABLE_AUTO_MESSAGE_TYPES),
+      autoMessageId: required('autoMessageId', req.autoMessageId, 200),
+    };
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.deleteAutoMessage(this.vplat, token, toOfficial(AUTO_MESSAGE_DELETE_BODY, fields, { business_id: seat.accountId }) as never),
+      (token, seat) =>
+        official.deleteAutoMessage(
+          this.vplat,
+          token,
+          toOfficial(AUTO_MESSAGE_DELETE_BODY, fields, { business_id: seat.accountId }) as never,
+        ),
       [],
     );
   }
@@ -280,17 +349,26 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.sortAutoMessages(this.vplat, token, toOfficial(AUTO_MESSAGE_SORT_BODY, fields, { business_id: seat.accountId }) as never),
+      (token, seat) =>
+        official.sortAutoMessages(this.vplat, token, toOfficial(AUTO_MESSAGE_SORT_BODY, fields, { business_id: seat.accountId }) as never),
       [],
     );
   }
 
   async updateAutoMessageStatus(req: UpdateAutoMessageStatusRequest, ctx: HandlerContext) {
-    const fields = { autoMessageType: oneOf('autoMessageType', req.autoMessageType, AUTO_MESSAGE_TYPES), operationStatus: oneOf('operationStatus', req.operationStatus, OPERATION_STATUSES) };
+    const fields = {
+      autoMessageType: oneOf('autoMessageType', req.autoMessageType, AUTO_MESSAGE_TYPES),
+      operationStatus: oneOf('operationStatus', req.operationStatus, OPERATION_STATUSES),
+    };
     return this.through(
       ctx,
       req.account,
-      (token, seat) => official.updateAutoMessageStatus(this.vplat, token, toOfficial(AUTO_MESSAGE_STATUS_BODY, fields, { business_id: seat.accountId }) as never),
+      (token, seat) =>
+        official.updateAutoMessageStatus(
+          this.vplat,
+          token,
+          toOfficial(AUTO_MESSAGE_STATUS_BODY, fields, { business_id: seat.accountId }) as never,
+        ),
       [],
     );
   }

@@ -36,7 +36,7 @@ const WRONG_ID_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^pub_/, 'is a publish record id; pass the taskId of the pre-check response'],
   [/^vid_/, 'is a video library record id; pass the taskId of the pre-check response'],
   [/^seat_/, 'is a seat id; pass the taskId of the pre-check response'],
-  [/^\d{6,}$/, 'looks like the shop\'s own task id (officialTaskId); pass the taskId of the pre-check response'],
+  [/^\d{6,}$/, "looks like the shop's own task id (officialTaskId); pass the taskId of the pre-check response"],
 ];
 
 export class PrecheckHandlers implements ServiceImpl<typeof PrecheckService> {
@@ -44,7 +44,12 @@ export class PrecheckHandlers implements ServiceImpl<typeof PrecheckService> {
 
   async submitPrecheck(req: SubmitPrecheckRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    for (const [field, value] of [['accountId', req.accountId], ['fileId', req.fileId], ['productId', req.productId], ['productTitle', req.productTitle]] as const) {
+    for (const [field, value] of [
+      ['accountId', req.accountId],
+      ['fileId', req.fileId],
+      ['productId', req.productId],
+      ['productTitle', req.productTitle],
+    ] as const) {
       if (!value.trim()) throw invalidField(field, 'is required');
     }
     const seat = await bookSeat(this.deps.db, customerId, req.accountId, 'shop', 'accountId');
@@ -80,7 +85,11 @@ export class PrecheckHandlers implements ServiceImpl<typeof PrecheckService> {
     } catch (err) {
       // A record no workflow follows would stay `submitted` and hold a quota slot all day: end it
       // (without a task id it no longer counts), then let the caller see the failure.
-      await prechecks.updateOpenPrecheck(this.deps.db, id, { status: 'service_error', reason: 'the pre-check could not be started; submit it again', completedAt: new Date() });
+      await prechecks.updateOpenPrecheck(this.deps.db, id, {
+        status: 'service_error',
+        reason: 'the pre-check could not be started; submit it again',
+        completedAt: new Date(),
+      });
       throw err;
     }
     return { precheck: toPrecheck(decision.row) };

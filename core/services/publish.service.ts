@@ -58,13 +58,13 @@ export const MAX_SHOP_TITLE_UTF16 = 4000;
 
 /** Ids that are not official shop video ids, each refused with 1005 naming what they are. */
 const WRONG_SHOP_ID_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^pub_/, 'is a publish record id; pass the record\'s shareId (the official video id)'],
+  [/^pub_/, "is a publish record id; pass the record's shareId (the official video id)"],
   [/^vid_/, 'is a video library record id; pass the shareId of the shop publish record (the official video id)'],
 ];
 
 /** Id kinds that are not share ids, each refused with 1005 and a message naming the right kind. */
 const WRONG_ID_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^pub_/, 'is a publish record id; pass the record\'s shareId'],
+  [/^pub_/, "is a publish record id; pass the record's shareId"],
   [/^vid_/, 'is a video library record id; pass the shareId from the publish response'],
   [/^\d{6,}$/, 'looks like a post id (item_id); pass the shareId from the publish response'],
 ];
@@ -98,8 +98,12 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (!req.videoUrl === !req.videoId) throw invalidField('videoUrl', 'give exactly one of videoUrl and videoId');
     const caption = captionProblem(req.caption);
     if (caption) throw invalidField('caption', caption);
-    if (req.thumbnailOffset !== undefined && req.thumbnailOffset < 0n) throw invalidField('thumbnailOffset', 'must be a non-negative integer (milliseconds)');
-    for (const [name, value] of [['musicSoundVolume', req.musicSoundVolume], ['videoOriginalSoundVolume', req.videoOriginalSoundVolume]] as const) {
+    if (req.thumbnailOffset !== undefined && req.thumbnailOffset < 0n)
+      throw invalidField('thumbnailOffset', 'must be a non-negative integer (milliseconds)');
+    for (const [name, value] of [
+      ['musicSoundVolume', req.musicSoundVolume],
+      ['videoOriginalSoundVolume', req.videoOriginalSoundVolume],
+    ] as const) {
       if (value !== undefined && (value < 0 || value > 100)) throw invalidField(name, 'must be from 0 to 100');
     }
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'video', field);
@@ -109,7 +113,10 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
       const max = (await this.settingsOf(seat))?.max_video_post_duration_sec;
       if (max && duration > max) {
         const videoField = req.videoId ? 'videoId' : 'videoUrl';
-        throw invalidField(videoField, `the video lasts ${duration} s; ${req.account} may post videos of at most ${max} s (GET …/business/video/settings)`);
+        throw invalidField(
+          videoField,
+          `the video lasts ${duration} s; ${req.account} may post videos of at most ${max} s (GET …/business/video/settings)`,
+        );
       }
     }
     const request = toOfficial(
@@ -135,28 +142,43 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
       },
       { business_id: seat.accountId, post_info: {} },
     );
-    const accepted = await this.intake.accept({ seat, customerId, track: 'video', kind: 'video', channel: req.channel === 'legacy' ? 'legacy' : 'v1.3', videoId: video?.id ?? null, request, draft: req.draft });
+    const accepted = await this.intake.accept({
+      seat,
+      customerId,
+      track: 'video',
+      kind: 'video',
+      channel: req.channel === 'legacy' ? 'legacy' : 'v1.3',
+      videoId: video?.id ?? null,
+      request,
+      draft: req.draft,
+    });
     return { record: toPublishRecord(this.acceptedRecord(accepted)) };
   }
 
   async publishPhoto(req: PublishPhotoRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
     if (!req.account) throw invalidField('account', 'is required');
-    if (req.photoUrls.length < 1 || req.photoUrls.length > MAX_PHOTOS) throw invalidField('photoUrls', `must list 1 to ${MAX_PHOTOS} image URLs (got ${req.photoUrls.length})`);
+    if (req.photoUrls.length < 1 || req.photoUrls.length > MAX_PHOTOS)
+      throw invalidField('photoUrls', `must list 1 to ${MAX_PHOTOS} image URLs (got ${req.photoUrls.length})`);
     const badUrl = req.photoUrls.findIndex((u) => !/^https?:\/\/\S+$/i.test(u));
     if (badUrl >= 0) throw invalidField(`photoUrls[${badUrl}]`, 'must be an absolute http(s) URL');
     if (!req.privacyLevel) throw invalidField('privacyLevel', 'is required');
-    if (!(PRIVACY_LEVELS as readonly string[]).includes(req.privacyLevel)) throw invalidField('privacyLevel', `must be one of ${PRIVACY_LEVELS.join(', ')}`);
+    if (!(PRIVACY_LEVELS as readonly string[]).includes(req.privacyLevel))
+      throw invalidField('privacyLevel', `must be one of ${PRIVACY_LEVELS.join(', ')}`);
     if (req.photoCoverIndex !== undefined && (req.photoCoverIndex < 0 || req.photoCoverIndex >= req.photoUrls.length)) {
       throw invalidField('photoCoverIndex', `must index one of the ${req.photoUrls.length} photoUrls, from 0`);
     }
     const caption = captionProblem(req.caption, MAX_PHOTO_CAPTION_UTF16);
     if (caption) throw invalidField('caption', caption);
-    if (req.title.length > MAX_PHOTO_TITLE_UTF16) throw invalidField('title', `must be at most ${MAX_PHOTO_TITLE_UTF16} UTF-16 code units (got ${req.title.length})`);
+    if (req.title.length > MAX_PHOTO_TITLE_UTF16)
+      throw invalidField('title', `must be at most ${MAX_PHOTO_TITLE_UTF16} UTF-16 code units (got ${req.title.length})`);
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'video', 'account');
     const settings = await this.settingsOf(seat);
     if (settings && !settings.privacy_level_options.includes(req.privacyLevel as PrivacyLevel)) {
-      throw invalidField('privacyLevel', `${req.privacyLevel} is not available for ${req.account}; it allows ${settings.privacy_level_options.join(', ')} (GET …/business/video/settings)`);
+      throw invalidField(
+        'privacyLevel',
+        `${req.privacyLevel} is not available for ${req.account}; it allows ${settings.privacy_level_options.join(', ')} (GET …/business/video/settings)`,
+      );
     }
     const request = toOfficial(
       PHOTO_PUBLISH_FIELDS,
@@ -178,7 +200,16 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
       },
       { business_id: seat.accountId },
     );
-    const accepted = await this.intake.accept({ seat, customerId, track: 'video', kind: 'photo', channel: 'v1.3', videoId: null, request, draft: req.draft });
+    const accepted = await this.intake.accept({
+      seat,
+      customerId,
+      track: 'video',
+      kind: 'photo',
+      channel: 'v1.3',
+      videoId: null,
+      request,
+      draft: req.draft,
+    });
     return { record: toPublishRecord(this.acceptedRecord(accepted)) };
   }
 
@@ -192,11 +223,20 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (record) return { result: { case: 'record' as const, value: toPublishRecord(await this.refreshed(record)) } };
     if (!req.account) throw invalidField('account', 'is required when publishId matches none of your publish records');
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'video', 'account');
-    const official = await getPublishStatus(this.deps.upstream.vplat, seatAccessToken(this.deps.sealedBox, seat), { business_id: seat.accountId, publish_id: publishId });
+    const official = await getPublishStatus(this.deps.upstream.vplat, seatAccessToken(this.deps.sealedBox, seat), {
+      business_id: seat.accountId,
+      publish_id: publishId,
+    });
     return {
       result: {
         case: 'lookup' as const,
-        value: { publishId, status: normalizeOfficialStatus(official.status), officialStatus: official.status, postIds: official.post_ids ?? [], reason: official.reason ?? '' },
+        value: {
+          publishId,
+          status: normalizeOfficialStatus(official.status),
+          officialStatus: official.status,
+          postIds: official.post_ids ?? [],
+          reason: official.reason ?? '',
+        },
       },
     };
   }
@@ -205,7 +245,8 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     const { customerId } = customerOf(ctx);
     const limit = req.limit || DEFAULT_PAGE_SIZE;
     if (limit < 1 || limit > MAX_PAGE_SIZE) throw invalidField('limit', `must be from 1 to ${MAX_PAGE_SIZE}`);
-    if (req.status && !(PUBLISH_STATUSES as readonly string[]).includes(req.status)) throw invalidField('status', `must be one of ${PUBLISH_STATUSES.join(', ')}`);
+    if (req.status && !(PUBLISH_STATUSES as readonly string[]).includes(req.status))
+      throw invalidField('status', `must be one of ${PUBLISH_STATUSES.join(', ')}`);
     if (req.cursor && !/^pub_[0-9a-z]{26}$/.test(req.cursor)) throw invalidField('cursor', 'is not a cursor this list returned');
     const rows = await records.listPublishRecords(this.deps.db, {
       customerId,
@@ -221,20 +262,28 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
 
   async publishShopVideo(req: PublishShopVideoRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    for (const [field, value] of [['fileId', req.fileId], ['accountId', req.accountId], ['productId', req.productId], ['title', req.title]] as const) {
+    for (const [field, value] of [
+      ['fileId', req.fileId],
+      ['accountId', req.accountId],
+      ['productId', req.productId],
+      ['title', req.title],
+    ] as const) {
       if (!value.trim()) throw invalidField(field, 'is required');
     }
-    if (req.title.length > MAX_SHOP_TITLE_UTF16) throw invalidField('title', `must be at most ${MAX_SHOP_TITLE_UTF16} UTF-16 code units (got ${req.title.length})`);
+    if (req.title.length > MAX_SHOP_TITLE_UTF16)
+      throw invalidField('title', `must be at most ${MAX_SHOP_TITLE_UTF16} UTF-16 code units (got ${req.title.length})`);
     if (req.productTitle) {
       const problem = anchorTextProblem(req.productTitle);
       if (problem) throw invalidField('productTitle', problem);
     }
-    if (req.coverTimestampMs !== undefined && req.coverTimestampMs < 0n) throw invalidField('coverTimestampMs', 'must be a non-negative integer (milliseconds)');
+    if (req.coverTimestampMs !== undefined && req.coverTimestampMs < 0n)
+      throw invalidField('coverTimestampMs', 'must be a non-negative integer (milliseconds)');
     const seat = await bookSeat(this.deps.db, customerId, req.accountId, 'shop', 'accountId');
     const video = await shopLibraryFile(this.deps.db, customerId, seat, req.fileId);
     // A file id already held by a publish answers with that publish, before anything else is asked of the shop.
     if (video.publishRecordId) return this.earlierAttempt(video.publishRecordId, req.fileId);
-    const anchorText = req.productTitle || (await productAnchorText(this.deps.upstream, seatAccessToken(this.deps.sealedBox, seat), req.productId));
+    const anchorText =
+      req.productTitle || (await productAnchorText(this.deps.upstream, seatAccessToken(this.deps.sealedBox, seat), req.productId));
     const request = toOfficial(SHOP_PUBLISH_FIELDS, {
       fileId: req.fileId,
       title: req.title,
@@ -245,7 +294,16 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
       productId: req.productId,
       productTitle: anchorText,
     });
-    const accepted = await this.intake.accept({ seat, customerId, track: 'shop', kind: 'video', channel: 'v1.3', videoId: video.id, request, draft: false });
+    const accepted = await this.intake.accept({
+      seat,
+      customerId,
+      track: 'shop',
+      kind: 'video',
+      channel: 'v1.3',
+      videoId: video.id,
+      request,
+      draft: false,
+    });
     if ('earlier' in accepted) return this.earlierAttempt(accepted.earlier, req.fileId);
     return { record: toPublishRecord(accepted.record), earlierAttempt: false };
   }
@@ -264,7 +322,13 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     return {
       result: {
         case: 'lookup' as const,
-        value: { publishId: videoId, status: normalizeOfficialStatus(official.video.post_status), officialStatus: official.video.post_status, postIds: [], reason: '' },
+        value: {
+          publishId: videoId,
+          status: normalizeOfficialStatus(official.video.post_status),
+          officialStatus: official.video.post_status,
+          postIds: [],
+          reason: '',
+        },
       },
     };
   }
@@ -278,7 +342,10 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (!earlier) throw new Error(`file id ${fileId} is held by publish record ${recordId}, which does not exist`);
     if (earlier.status === 'publish_failed' || earlier.unconfirmedAt) {
       const ended = earlier.unconfirmedAt ? `ended unconfirmed at ${earlier.status}` : `ended ${earlier.status}`;
-      throw invalidField('fileId', `${fileId} was already used by publish record ${earlier.id}, which ${ended}${earlier.reason ? ` (${earlier.reason})` : ''}; a file id is consumed once: upload the video again for a new one`);
+      throw invalidField(
+        'fileId',
+        `${fileId} was already used by publish record ${earlier.id}, which ${ended}${earlier.reason ? ` (${earlier.reason})` : ''}; a file id is consumed once: upload the video again for a new one`,
+      );
     }
     await this.intake.ensureWorkflow(earlier);
     return { record: toPublishRecord(earlier), earlierAttempt: true };
@@ -289,7 +356,11 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (!req.account) throw invalidField('account', 'is required');
     if (!req.keyword) throw invalidField('keyword', 'is required');
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'video', 'account');
-    const data = await suggestHashtags(this.deps.upstream.vplat, seatAccessToken(this.deps.sealedBox, seat), { business_id: seat.accountId, keyword: req.keyword, language: req.language || undefined });
+    const data = await suggestHashtags(this.deps.upstream.vplat, seatAccessToken(this.deps.sealedBox, seat), {
+      business_id: seat.accountId,
+      keyword: req.keyword,
+      language: req.language || undefined,
+    });
     return { data: flattenOfficial(data as unknown as Record<string, unknown>) as JsonObject };
   }
 
@@ -298,7 +369,10 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (!req.account) throw invalidField('account', 'is required');
     if (!req.searchQuery) throw invalidField('searchQuery', 'is required');
     const seat = await bookSeat(this.deps.db, customerId, req.account, 'video', 'account');
-    const data = await searchLocations(this.deps.upstream.vplat, seatAccessToken(this.deps.sealedBox, seat), { business_id: seat.accountId, search_query: req.searchQuery });
+    const data = await searchLocations(this.deps.upstream.vplat, seatAccessToken(this.deps.sealedBox, seat), {
+      business_id: seat.accountId,
+      search_query: req.searchQuery,
+    });
     return { data: flattenOfficial(data as unknown as Record<string, unknown>) as JsonObject };
   }
 

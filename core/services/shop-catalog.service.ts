@@ -8,18 +8,22 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import type {
-  QueryProductsRequest,
-  SearchMusicRequest,
-  ShopCatalogService,
-  UploadPhotoRequest,
-} from '../../gen/vps/shop/v1/shop_pb';
+import type { QueryProductsRequest, SearchMusicRequest, ShopCatalogService, UploadPhotoRequest } from '../../gen/vps/shop/v1/shop_pb';
 import { customerOf } from '../context';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
 import { invalidField } from '../errors';
 import { bookSeat, seatAccessToken } from '../publishing/seats';
-import { assemblePage, CursorRefused, decodeCursor, encodeCursor, MUSIC_PAGE_SIZE, type CursorScope, type MusicCursor, type MusicItem } from '../shop/music-paging';
+import {
+  assemblePage,
+  CursorRefused,
+  decodeCursor,
+  encodeCursor,
+  MUSIC_PAGE_SIZE,
+  type CursorScope,
+  type MusicCursor,
+  type MusicItem,
+} from '../shop/music-paging';
 import { checkPhoto, PhotoRefused } from '../shop/photo';
 import { TtlCache } from '../shop/product-cache';
 import { normalizeProductQuery, productCacheKey, ProductQueryProblem } from '../shop/products';
@@ -76,7 +80,8 @@ export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogServic
     if (!keyword) throw invalidField('keyword', 'is required');
     const seat = await bookSeat(this.deps.db, customerId, req.accountId, 'shop', 'accountId');
     const pageSize = req.pageSize === 0 ? MUSIC_PAGE_SIZE.default : req.pageSize;
-    if (pageSize < MUSIC_PAGE_SIZE.min || pageSize > MUSIC_PAGE_SIZE.max) throw invalidField('pageSize', `must be an integer from ${MUSIC_PAGE_SIZE.min} to ${MUSIC_PAGE_SIZE.max}`);
+    if (pageSize < MUSIC_PAGE_SIZE.min || pageSize > MUSIC_PAGE_SIZE.max)
+      throw invalidField('pageSize', `must be an integer from ${MUSIC_PAGE_SIZE.min} to ${MUSIC_PAGE_SIZE.max}`);
     if (req.region && !REGION.test(req.region)) throw invalidField('region', 'must be an ISO 3166-1 alpha-2 code');
     if (req.language && !LANGUAGE.test(req.language)) throw invalidField('language', 'must be a BCP 47 language tag');
     const scope: CursorScope = { seatId: seat.id, keyword, region: req.region, language: req.language };
@@ -86,7 +91,10 @@ export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogServic
         cursor = decodeCursor(this.deps.sealedBox, scope, req.cursor);
       } catch (err) {
         if (err instanceof CursorRefused) {
-          throw invalidField('cursor', 'is not a cursor of this search: pass the previous page\'s nextCursor unchanged, with the same accountId, keyword, region and language');
+          throw invalidField(
+            'cursor',
+            "is not a cursor of this search: pass the previous page's nextCursor unchanged, with the same accountId, keyword, region and language",
+          );
         }
         throw err;
       }
@@ -128,7 +136,17 @@ export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogServic
       throw err;
     }
     const fileName = req.fileName || `cover.${photo.format.toLowerCase()}`;
-    const data = await uploadPhotoFile(this.deps.upstream.shop, seatAccessToken(this.deps.sealedBox, seat), { fileName, contentType: photo.contentType, bytes });
-    return { photoUri: data.photo_file.photo_uri, format: photo.format, width: photo.width, height: photo.height, sizeBytes: BigInt(bytes.length) };
+    const data = await uploadPhotoFile(this.deps.upstream.shop, seatAccessToken(this.deps.sealedBox, seat), {
+      fileName,
+      contentType: photo.contentType,
+      bytes,
+    });
+    return {
+      photoUri: data.photo_file.photo_uri,
+      format: photo.format,
+      width: photo.width,
+      height: photo.height,
+      sizeBytes: BigInt(bytes.length),
+    };
   }
 }

@@ -106,7 +106,11 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
    * bound seat. An id that is unknown or another customer's is 1005; an account none of the
    * caller's seats holds, or an unbound seat, 1007.
    */
-  private async targetSeat(customerId: string, req: { seatId: string; account: string }, upload: keyof typeof TARGET_FIELDS_GO): Promise<SeatRow> {
+  private async targetSeat(
+    customerId: string,
+    req: { seatId: string; account: string },
+    upload: keyof typeof TARGET_FIELDS_GO,
+  ): Promise<SeatRow> {
     if (req.seatId && req.account) throw invalidField('seatId', 'give either seatId or account, not both');
     if (!req.seatId && !req.account) return this.onlyBoundSeat(customerId, TARGET_FIELDS_GO[upload]);
     if (req.account) {
@@ -118,7 +122,8 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     }
     const seat = await findSeat(this.deps.db, req.seatId);
     if (!seat || seat.customerId !== customerId) throw new ApiError(1005, `seat ${req.seatId} does not exist`);
-    if (!seat.accountId) throw new ApiError(1007, `seat ${seat.id} is not bound to an account; bind it first`, { data: { seatId: seat.id } });
+    if (!seat.accountId)
+      throw new ApiError(1007, `seat ${seat.id} is not bound to an account; bind it first`, { data: { seatId: seat.id } });
     return seat;
   }
 
@@ -132,15 +137,24 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     const bound = seats.filter((s) => s.accountId !== null);
     if (bound.length === 1) return bound[0]!;
     if (bound.length === 0) {
-      const yours = seats.length === 0 ? 'you have no seats' : seats.length === 1 ? 'your seat is not bound to an account' : `none of your ${seats.length} seats is bound to an account`;
+      const yours =
+        seats.length === 0
+          ? 'you have no seats'
+          : seats.length === 1
+            ? 'your seat is not bound to an account'
+            : `none of your ${seats.length} seats is bound to an account`;
       throw new ApiError(1007, `no seat to upload to: ${yours}; bind one first (GET /v1/seats lists yours), then upload`);
     }
     const named = bound.slice(0, MAX_SEATS_NAMED).map((s) => `${s.id} (${s.track}, account ${s.accountId})`);
     const more = bound.length > named.length ? `, and ${bound.length - named.length} more: GET /v1/seats` : '';
     // Accounts in the message only: `data` travels as a header (see ApiError); seat ids are ours and plain.
-    throw new ApiError(2001, `seatId: is required when you have more than one bound seat; send seatId (one of: ${named.join(', ')}${more}) or account, ${fieldsGo}`, {
-      data: { field: 'seatId', seatIds: bound.slice(0, MAX_SEATS_NAMED).map((s) => s.id) },
-    });
+    throw new ApiError(
+      2001,
+      `seatId: is required when you have more than one bound seat; send seatId (one of: ${named.join(', ')}${more}) or account, ${fieldsGo}`,
+      {
+        data: { field: 'seatId', seatIds: bound.slice(0, MAX_SEATS_NAMED).map((s) => s.id) },
+      },
+    );
   }
 
   async beginUpload(req: BeginUploadRequest, ctx: HandlerContext) {
@@ -283,7 +297,8 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     if (!VIDEO_ID.test(req.videoId) || !this.deps.signer.verify('media', req.videoId, expires, req.signature)) throw notFound();
     const row = await findVideo(this.deps.db, req.videoId);
     // By its expiry time too, not only its status: a record whose timer has not run yet is expired all the same.
-    if (!row || row.track !== 'video' || servingStatusOf(row) !== 'available' || !row.storageKey || row.sizeBytes === null) throw notFound();
+    if (!row || row.track !== 'video' || servingStatusOf(row) !== 'available' || !row.storageKey || row.sizeBytes === null)
+      throw notFound();
     return {
       storageKey: row.storageKey,
       sizeBytes: BigInt(row.sizeBytes),
@@ -307,7 +322,11 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     try {
       return await start();
     } catch (err) {
-      await transitionVideo(this.deps.db, row.id, [row.status], { status: 'failed', failureReason: 'the upload could not be registered; upload again', storageKey: null });
+      await transitionVideo(this.deps.db, row.id, [row.status], {
+        status: 'failed',
+        failureReason: 'the upload could not be registered; upload again',
+        storageKey: null,
+      });
       await this.deps.media.remove(storageKeyOf(row.id));
       throw err;
     }
@@ -364,10 +383,16 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
       }, waitMs);
     });
     const client = await this.deps.temporalClient();
-    const result = client.withAbortSignal(bound.signal, () => handle.result() as Promise<VideoUploadResult>).catch((err: unknown) => {
-      if (!bound.signal.aborted) this.deps.logger.warn({ err, workflowId: handle.workflowId }, 'could not wait for an upload workflow; answering with the record as it is');
-      return undefined;
-    });
+    const result = client
+      .withAbortSignal(bound.signal, () => handle.result() as Promise<VideoUploadResult>)
+      .catch((err: unknown) => {
+        if (!bound.signal.aborted)
+          this.deps.logger.warn(
+            { err, workflowId: handle.workflowId },
+            'could not wait for an upload workflow; answering with the record as it is',
+          );
+        return undefined;
+      });
     try {
       return await Promise.race([result, timeout]);
     } finally {
@@ -384,7 +409,9 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
 function refuseFailed(outcome: VideoUploadResult | undefined, videoId: string, input?: string): void {
   if (outcome?.status !== 'failed') return;
   const code = outcome.failureCode !== undefined && isErrorCode(outcome.failureCode) ? outcome.failureCode : 5000;
-  throw new ApiError(code, outcome.failureReason ?? 'the upload failed', { data: { videoId, ...(code === 2001 && input ? { field: input } : {}) } });
+  throw new ApiError(code, outcome.failureReason ?? 'the upload failed', {
+    data: { videoId, ...(code === 2001 && input ? { field: input } : {}) },
+  });
 }
 
 function fileFacts(req: CompleteUploadRequest) {

@@ -65,7 +65,8 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     if (refusal) throw invalidField('url', refusal);
     if (req.eventTypes.length === 0) throw invalidField('eventTypes', 'must list at least one event type or pattern');
     const bad = req.eventTypes.find((p) => !isSubscriptionPattern(p));
-    if (bad !== undefined) throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
+    if (bad !== undefined)
+      throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
     const secret = newSecret();
     // The customer row lock makes count-then-insert exact under concurrent creations.
     const row = await this.deps.db.transaction(async (tx) => {
@@ -87,7 +88,13 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
   async rotateSecret(req: RotateSecretRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
     const secret = newSecret();
-    const row = await rotateSigningKey(this.deps.db, customerId, req.id, signingKeyOf(secret), new Date(Date.now() + this.deps.secretGraceMs));
+    const row = await rotateSigningKey(
+      this.deps.db,
+      customerId,
+      req.id,
+      signingKeyOf(secret),
+      new Date(Date.now() + this.deps.secretGraceMs),
+    );
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
     return { endpoint: toWebhookEndpoint(row), secret };
   }
@@ -128,7 +135,8 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     const { customerId } = customerOf(ctx);
     const endpoint = await findLiveEndpoint(this.deps.db, customerId, req.id);
     if (!endpoint) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
-    if (endpoint.disabledAt) throw invalidField('id', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'}); enable it first`);
+    if (endpoint.disabledAt)
+      throw invalidField('id', `the endpoint is disabled (${endpoint.disabledReason ?? 'no reason recorded'}); enable it first`);
     const { event, delivery } = await this.deps.events.recordFor(endpoint.id, {
       customerId,
       seatId: null,
@@ -149,7 +157,10 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     const { customerId } = customerOf(ctx);
     const rows = await listLiveEndpoints(this.deps.db, customerId);
     // One statement for every endpoint's figures, however many the customer has.
-    const figures = await queueFigures(this.deps.db, rows.map((r) => r.id));
+    const figures = await queueFigures(
+      this.deps.db,
+      rows.map((r) => r.id),
+    );
     return { endpoints: rows.map((r) => toWebhookEndpoint(r, figures.get(r.id))) };
   }
 

@@ -94,7 +94,11 @@ export async function assemblePage(opts: {
 
   const ended = !more && surplus.length === 0;
   if (ended || searchId === undefined) return { items, next: null, officialCalls: calls };
-  return { items, next: { searchId, pageToken: more ? (pageToken ?? null) : null, recent: delivered.slice(-RECENT_IDS), surplus }, officialCalls: calls };
+  return {
+    items,
+    next: { searchId, pageToken: more ? (pageToken ?? null) : null, recent: delivered.slice(-RECENT_IDS), surplus },
+    officialCalls: calls,
+  };
 }
 
 /** The items whose id is not in `seen`, in order, each id once; `seen` grows with them. */

@@ -49,7 +49,9 @@ export function checkPhoto(bytes: Buffer): CheckedPhoto {
   if (!aspectAllowed(width, height)) {
     const [nw, nh] = ASPECT_RANGE.narrowest;
     const [ww, wh] = ASPECT_RANGE.widest;
-    throw new PhotoRefused(`has an aspect ratio of ${ratioText(width, height)} (${width}x${height}), outside the allowed ${nw}:${nh} to ${ww}:${wh}`);
+    throw new PhotoRefused(
+      `has an aspect ratio of ${ratioText(width, height)} (${width}x${height}), outside the allowed ${nw}:${nh} to ${ww}:${wh}`,
+    );
   }
   return { format: info.format, width, height, contentType: IMAGE_CONTENT_TYPES[info.format] };
 }

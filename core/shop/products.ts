@@ -58,5 +58,13 @@ export function normalizeProductQuery(input: ProductQueryInput): GetShopProducts
 
 /** One entry per seat, account and canonical query. The account is part of it in case a seat is ever re-bound. */
 export function productCacheKey(seatId: string, accountId: string, query: GetShopProductsQuery): string {
-  return JSON.stringify([seatId, accountId, query.title_keyword ?? '', query.page_size, query.page_token ?? '', query.sort_field, query.sort_order]);
+  return JSON.stringify([
+    seatId,
+    accountId,
+    query.title_keyword ?? '',
+    query.page_size,
+    query.page_token ?? '',
+    query.sort_field,
+    query.sort_order,
+  ]);
 }

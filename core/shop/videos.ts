@@ -96,7 +96,11 @@ async function mapAtMost<T, R>(items: readonly T[], atOnce: number, fn: (item: T
   return out;
 }
 
-export async function listShopVideos(deps: PublishRecordDeps & { logger: Logger }, accessToken: string, q: ShopVideoQuery): Promise<ShopVideoPage> {
+export async function listShopVideos(
+  deps: PublishRecordDeps & { logger: Logger },
+  accessToken: string,
+  q: ShopVideoQuery,
+): Promise<ShopVideoPage> {
   const { page, hasMore } = await pageOfRecords(deps.db, q);
   const items = await mapAtMost(page, READS_AT_ONCE, async (seen): Promise<ShopVideoItem> => {
     let record: PublishRecordRow = seen;

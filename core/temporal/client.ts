@@ -5,7 +5,13 @@
  * arguments are typed by WorkflowSignatures (workflows/shared.ts), which workflows/index.ts checks
  * every registered workflow against, so no workflow is started by a bare name anywhere else.
  */
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   ENDPOINT_DELIVERIES_WAKE_SIGNAL,
   VIDEO_EXPIRY_REPAIR_SETTINGS_SIGNAL,
@@ -57,7 +63,11 @@ export async function startTokenRefresh(client: Client, taskQueue: string, input
 }
 
 /** Wakes an endpoint's delivery queue, starting its workflow when it has ended (the next rows start it again). */
-export async function wakeEndpointDeliveries(client: Client, taskQueue: string, queue: { customerId: string; endpointId: string }): Promise<void> {
+export async function wakeEndpointDeliveries(
+  client: Client,
+  taskQueue: string,
+  queue: { customerId: string; endpointId: string },
+): Promise<void> {
   await client.workflow.signalWithStart<Signature<'endpointDeliveriesWorkflow'>, []>('endpointDeliveriesWorkflow', {
     taskQueue,
     workflowId: workflowIds.endpointDeliveries(queue.endpointId),
@@ -69,7 +79,12 @@ export async function wakeEndpointDeliveries(client: Client, taskQueue: string, 
 }
 
 /** The durable part of an upload (a fetch, a shop hand-off): a retried call finds the running upload rather than starting a second one. */
-export function startVideoUpload(client: Client, taskQueue: string, video: WorkOf, input: VideoUploadInput): Promise<WorkflowHandle<Signature<'videoUploadWorkflow'>>> {
+export function startVideoUpload(
+  client: Client,
+  taskQueue: string,
+  video: WorkOf,
+  input: VideoUploadInput,
+): Promise<WorkflowHandle<Signature<'videoUploadWorkflow'>>> {
   return client.workflow.start<Signature<'videoUploadWorkflow'>>('videoUploadWorkflow', {
     taskQueue,
     workflowId: workflowIds.videoUpload(video.id),
@@ -100,7 +115,9 @@ export async function startVideoLifetime(client: Client, taskQueue: string, vide
 /** Ends a video's lifetime early (the record was deleted); one that already ended, or never started, needs nothing. */
 export async function endVideoLifetime(client: Client, videoId: string): Promise<void> {
   try {
-    await client.workflow.getHandle<Signature<'videoLifetimeWorkflow'>>(workflowIds.videoLifetime(videoId)).signal(VIDEO_LIFETIME_END_SIGNAL);
+    await client.workflow
+      .getHandle<Signature<'videoLifetimeWorkflow'>>(workflowIds.videoLifetime(videoId))
+      .signal(VIDEO_LIFETIME_END_SIGNAL);
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
@@ -125,7 +142,12 @@ export async function startVideoExpiryRepair(client: Client, taskQueue: string, 
  * A publish record's workflow, under the id stored on the record. A running one is kept; one that
  * ran to its end is never started again (the caller sees WorkflowExecutionAlreadyStartedError).
  */
-export async function startPublish(client: Client, taskQueue: string, record: WorkOf & { workflowId: string }, input: PublishInput): Promise<void> {
+export async function startPublish(
+  client: Client,
+  taskQueue: string,
+  record: WorkOf & { workflowId: string },
+  input: PublishInput,
+): Promise<void> {
   await client.workflow.start<Signature<'publishWorkflow'>>('publishWorkflow', {
     taskQueue,
     workflowId: record.workflowId,
@@ -137,7 +159,12 @@ export async function startPublish(client: Client, taskQueue: string, record: Wo
 }
 
 /** A pre-check record's workflow, under the id stored on the record; a retried call finds the running one. */
-export async function startPrecheck(client: Client, taskQueue: string, precheck: WorkOf & { workflowId: string }, input: PrecheckInput): Promise<void> {
+export async function startPrecheck(
+  client: Client,
+  taskQueue: string,
+  precheck: WorkOf & { workflowId: string },
+  input: PrecheckInput,
+): Promise<void> {
   await client.workflow.start<Signature<'precheckWorkflow'>>('precheckWorkflow', {
     taskQueue,
     workflowId: precheck.workflowId,

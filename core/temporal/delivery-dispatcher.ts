@@ -69,10 +69,13 @@ class Drain implements LocalDrain {
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiter = undefined;
-        resolve(false);
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          this.waiter = undefined;
+          resolve(false);
+        },
+        Math.max(0, ms),
+      );
       this.waiter = () => {
         clearTimeout(timer);
         this.woken = false;
@@ -199,7 +202,11 @@ export class DeliveryDispatcher {
   private async sweep(): Promise<void> {
     if (this.closed) return;
     try {
-      const overdue = await overdueQueues(this.deps.db, { taskQueue: this.deps.settings.taskQueue, graceMs: this.deps.settings.sweepGraceMs, limit: 1_000 });
+      const overdue = await overdueQueues(this.deps.db, {
+        taskQueue: this.deps.settings.taskQueue,
+        graceMs: this.deps.settings.sweepGraceMs,
+        limit: 1_000,
+      });
       for (const q of overdue) if (!this.drains.has(q.endpointId)) this.wake(q.customerId, q.endpointId);
     } catch (err) {
       this.deps.logger.warn({ err }, 'delivery queue sweep failed; trying again at the next interval');

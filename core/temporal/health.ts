@@ -16,7 +16,11 @@ export function temporalHealthProbe(deps: { client: () => Promise<Client>; taskQ
       const client = await deps.client();
       const started = Date.now();
       const nonce = newId('hc');
-      const handle = await startHealthCheck(client, deps.taskQueue, { nonce, timeoutMs: deps.timeoutMs, input: { requestedBy: 'AdminService.PingWorker' } });
+      const handle = await startHealthCheck(client, deps.taskQueue, {
+        nonce,
+        timeoutMs: deps.timeoutMs,
+        input: { requestedBy: 'AdminService.PingWorker' },
+      });
       const workflowId = handle.workflowId;
       let result: HealthCheckResult;
       try {

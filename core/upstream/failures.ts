@@ -150,15 +150,19 @@ export interface UpstreamFailure {
 export class UpstreamError extends ApiError {
   constructor(readonly failure: UpstreamFailure) {
     const timeout = failure.failureClass === 'timeout';
-    super(timeout ? 3002 : 3001, failure.officialMessage ?? (timeout ? 'the official API did not answer in time' : 'the official API could not be reached'), {
-      ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
-      data: {
-        platform: failure.platform,
-        retryable: failure.retryable,
-        ...(failure.officialCode !== undefined ? { officialCode: failure.officialCode } : {}),
-        ...(failure.requestId ? { officialRequestId: failure.requestId } : {}),
+    super(
+      timeout ? 3002 : 3001,
+      failure.officialMessage ?? (timeout ? 'the official API did not answer in time' : 'the official API could not be reached'),
+      {
+        ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
+        data: {
+          platform: failure.platform,
+          retryable: failure.retryable,
+          ...(failure.officialCode !== undefined ? { officialCode: failure.officialCode } : {}),
+          ...(failure.requestId ? { officialRequestId: failure.requestId } : {}),
+        },
       },
-    });
+    );
     this.name = 'UpstreamError';
   }
 

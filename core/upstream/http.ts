@@ -65,7 +65,13 @@ export class UpstreamHttp {
     const url = new URL(req.url);
     for (const [key, value] of Object.entries(req.query ?? {})) url.searchParams.set(key, value);
     const fail = (failureClass: FailureClass, extra: Partial<UpstreamError['failure']> = {}) =>
-      new UpstreamError({ platform: req.platform, endpoint: req.endpoint, failureClass, retryable: isRetryableClass(failureClass), ...extra });
+      new UpstreamError({
+        platform: req.platform,
+        endpoint: req.endpoint,
+        failureClass,
+        retryable: isRetryableClass(failureClass),
+        ...extra,
+      });
 
     let response: Dispatcher.ResponseData;
     let text: string;
@@ -117,22 +123,44 @@ export class UpstreamHttp {
    * stream of at most `maxBytes`. A refusal is classified by its HTTP status, as an answer without
    * the envelope is in `call`.
    */
-  async download(req: { platform: UpstreamPlatform; endpoint: string; url: string; headers: Record<string, string>; maxBytes: number; totalMs: number }): Promise<OfficialFile> {
+  async download(req: {
+    platform: UpstreamPlatform;
+    endpoint: string;
+    url: string;
+    headers: Record<string, string>;
+    maxBytes: number;
+    totalMs: number;
+  }): Promise<OfficialFile> {
     const fail = (failureClass: FailureClass, extra: Partial<UpstreamError['failure']> = {}) =>
-      new UpstreamError({ platform: req.platform, endpoint: req.endpoint, failureClass, retryable: isRetryableClass(failureClass), ...extra });
+      new UpstreamError({
+        platform: req.platform,
+        endpoint: req.endpoint,
+        failureClass,
+        retryable: isRetryableClass(failureClass),
+        ...extra,
+      });
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(req.url, { method: 'GET', headers: req.headers, dispatcher: this.agent, signal: AbortSignal.timeout(req.totalMs) });
+      response = await request(req.url, {
+        method: 'GET',
+        headers: req.headers,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(req.totalMs),
+      });
     } catch (err) {
       throw this.networkFailure(err, fail);
     }
     const status = response.statusCode;
     const declared = Number(response.headers['content-length']);
-    const tooLarge = () => fail('bad_request', { httpStatus: status, officialMessage: `the file is larger than the ${req.maxBytes} bytes the service relays` });
+    const tooLarge = () =>
+      fail('bad_request', { httpStatus: status, officialMessage: `the file is larger than the ${req.maxBytes} bytes the service relays` });
     if (status !== 200 || declared > req.maxBytes) {
       response.body.destroy();
       if (status === 200) throw tooLarge();
-      throw fail(classifyOfficial(req.platform, undefined, status), { httpStatus: status, officialMessage: `the download address answered HTTP ${status}` });
+      throw fail(classifyOfficial(req.platform, undefined, status), {
+        httpStatus: status,
+        officialMessage: `the download address answered HTTP ${status}`,
+      });
     }
     const type = response.headers['content-type'];
     const networkFailure = (err: unknown) => this.networkFailure(err, fail);
@@ -160,7 +188,12 @@ export class UpstreamHttp {
   private networkFailure(err: unknown, fail: (c: FailureClass, extra?: Partial<UpstreamError['failure']>) => UpstreamError): UpstreamError {
     const code = (err as { code?: string }).code;
     const name = (err as { name?: string }).name;
-    if (name === 'TimeoutError' || name === 'AbortError' || (code && NETWORK_TIMEOUT_ERRORS.includes(code)) || err instanceof undiciErrors.ConnectTimeoutError) {
+    if (
+      name === 'TimeoutError' ||
+      name === 'AbortError' ||
+      (code && NETWORK_TIMEOUT_ERRORS.includes(code)) ||
+      err instanceof undiciErrors.ConnectTimeoutError
+    ) {
       return fail('timeout');
     }
     // Refused, reset, DNS: the platform could not be reached; the same call may work later.

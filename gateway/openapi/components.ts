@@ -19,7 +19,11 @@ const ErrorEnvelope = {
   description: 'A refused or failed call: the envelope with a non-zero code. Branch on code, never on the HTTP status',
   allOf: [{ $ref: '#/components/schemas/Envelope' }],
   properties: {
-    code: { type: 'integer', minimum: 1000, description: '1xxx the caller or account, 2xxx the input, 3xxx the official platform, 5000 internal' },
+    code: {
+      type: 'integer',
+      minimum: 1000,
+      description: '1xxx the caller or account, 2xxx the input, 3xxx the official platform, 5000 internal',
+    },
   },
 };
 
@@ -46,7 +50,10 @@ const NAME_OF = new Map<object, ComponentName>(
  * replaced by references (a delivery refers to DeliveryAttempt rather than repeating it).
  */
 export function componentSchemas(): Record<ComponentName, object> {
-  return Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withComponentRefs(schema, schema)])) as Record<ComponentName, object>;
+  return Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withComponentRefs(schema, schema)])) as Record<
+    ComponentName,
+    object
+  >;
 }
 
 /**

@@ -23,19 +23,60 @@ const RESOURCES: readonly { tag: string; about: string; paths: RegExp; callsPlat
   {
     tag: 'Video publishing',
     about: 'Video and photo posts on the video track, their status, and aids for writing them',
-    paths: /^\/v1\/(vplat\/v1\.3\/business\/((video|photo)\/publish|publish\/(status|location)|hashtag\/suggestion)|publish\/vplat(\/status)?)$/,
+    paths:
+      /^\/v1\/(vplat\/v1\.3\/business\/((video|photo)\/publish|publish\/(status|location)|hashtag\/suggestion)|publish\/vplat(\/status)?)$/,
     callsPlatform: true,
   },
   { tag: 'Publish records', about: 'Every publish of both tracks, as a snapshot', paths: /^\/v1\/publish\/records$/, callsPlatform: false },
   // Before the shop publish row: a pre-check is queued to a workflow, the caller never waits on the platform.
-  { tag: 'Shop pre-checks', about: 'Checks of a shop post before publishing, within a daily quota', paths: /^\/v1\/publish\/tts\/precheck(\/|$)/, callsPlatform: false },
-  { tag: 'Shop publishing', about: 'Product-linked videos on the shop track, and their status', paths: /^\/v1\/publish\/tts(\/status)?$/, callsPlatform: true },
-  { tag: 'Shop catalog', about: 'Products, commercial music and cover photos for shop posts', paths: /^\/v1\/(products\/query|music\/search|photos)$/, callsPlatform: true },
-  { tag: 'Comments', about: 'Comments on the account\'s posts: list, reply, like, hide, delete', paths: /^\/v1\/vplat\/v1\.3\/business\/comment\//, callsPlatform: true },
-  { tag: 'Messages', about: 'Direct messages, their media, and automatic messages', paths: /^\/v1\/vplat\/v1\.3\/business\/message\//, callsPlatform: true },
-  { tag: 'Insights', about: 'Account and post metrics, benchmarks and publishing settings', paths: /^\/v1\/(vplat\/v1\.3\/business\/(get|benchmark|video\/(list|settings))|publish\/stats)$/, callsPlatform: true },
-  { tag: 'Webhook endpoints', about: 'Where events are pushed (see the webhook `event` for the push itself), and their delivery logs', paths: /^\/v1\/(webhook-endpoints(\/|$)|deliveries$)/, callsPlatform: false },
-  { tag: 'Events', about: 'Account events to pull, stream or redeliver, in the shape of a push', paths: /^\/v1\/events(\/|$)/, callsPlatform: false },
+  {
+    tag: 'Shop pre-checks',
+    about: 'Checks of a shop post before publishing, within a daily quota',
+    paths: /^\/v1\/publish\/tts\/precheck(\/|$)/,
+    callsPlatform: false,
+  },
+  {
+    tag: 'Shop publishing',
+    about: 'Product-linked videos on the shop track, and their status',
+    paths: /^\/v1\/publish\/tts(\/status)?$/,
+    callsPlatform: true,
+  },
+  {
+    tag: 'Shop catalog',
+    about: 'Products, commercial music and cover photos for shop posts',
+    paths: /^\/v1\/(products\/query|music\/search|photos)$/,
+    callsPlatform: true,
+  },
+  {
+    tag: 'Comments',
+    about: "Comments on the account's posts: list, reply, like, hide, delete",
+    paths: /^\/v1\/vplat\/v1\.3\/business\/comment\//,
+    callsPlatform: true,
+  },
+  {
+    tag: 'Messages',
+    about: 'Direct messages, their media, and automatic messages',
+    paths: /^\/v1\/vplat\/v1\.3\/business\/message\//,
+    callsPlatform: true,
+  },
+  {
+    tag: 'Insights',
+    about: 'Account and post metrics, benchmarks and publishing settings',
+    paths: /^\/v1\/(vplat\/v1\.3\/business\/(get|benchmark|video\/(list|settings))|publish\/stats)$/,
+    callsPlatform: true,
+  },
+  {
+    tag: 'Webhook endpoints',
+    about: 'Where events are pushed (see the webhook `event` for the push itself), and their delivery logs',
+    paths: /^\/v1\/(webhook-endpoints(\/|$)|deliveries$)/,
+    callsPlatform: false,
+  },
+  {
+    tag: 'Events',
+    about: 'Account events to pull, stream or redeliver, in the shape of a push',
+    paths: /^\/v1\/events(\/|$)/,
+    callsPlatform: false,
+  },
 ];
 
 export const TAGS = RESOURCES.map((r) => r.tag);
@@ -83,7 +124,10 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
             // The shared Error envelope, narrowed to the codes of this status.
             schema: { allOf: [componentRef('Error')], properties: { code: { type: 'integer', enum: group } } },
             examples: Object.fromEntries(
-              group.map((code) => [String(code), { summary: `${code}: ${ERROR_CODES[code].message}`, value: { code, message: ERROR_CODES[code].message, data: {} } }]),
+              group.map((code) => [
+                String(code),
+                { summary: `${code}: ${ERROR_CODES[code].message}`, value: { code, message: ERROR_CODES[code].message, data: {} } },
+              ]),
             ),
           },
         },
@@ -92,12 +136,23 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   );
 }
 
-type JsonSchema = { properties?: Record<string, unknown>; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[]; content?: Record<string, { schema: JsonSchema }> };
+type JsonSchema = {
+  properties?: Record<string, unknown>;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  content?: Record<string, { schema: JsonSchema }>;
+};
 
 /** Property names of a params, query or body schema, through unions and per-content-type bodies. */
 function fieldNames(schema: JsonSchema | undefined): string[] {
   if (!schema) return [];
-  const nested = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? []), ...Object.values(schema.content ?? {}).map((c) => c.schema)];
+  const nested = [
+    ...(schema.anyOf ?? []),
+    ...(schema.oneOf ?? []),
+    ...(schema.allOf ?? []),
+    ...Object.values(schema.content ?? {}).map((c) => c.schema),
+  ];
   return [...Object.keys(schema.properties ?? {}), ...nested.flatMap(fieldNames)];
 }
 
@@ -149,7 +204,13 @@ export function v1Operation(url: string, route: RouteOptions): FastifySchema {
     security: [{ [SECURITY_SCHEME]: [] }],
     response: {
       ...(withComponentRefs(schema.response) as object),
-      ...(documented ? { 200: success.description ? documented : { ...documented, 'x-response-description': 'code 0, message ok: data holds the result' } } : {}),
+      ...(documented
+        ? {
+            200: success.description
+              ? documented
+              : { ...documented, 'x-response-description': 'code 0, message ok: data holds the result' },
+          }
+        : {}),
       ...errorResponses(codes),
     },
   } as FastifySchema;

@@ -83,10 +83,15 @@ export async function registerSwaggerUi(app: FastifyInstance, opts: SwaggerUiOpt
     });
     const hidden = { schema: { hide: true } as object };
     docs.get(opts.prefix, hidden, async (_req, reply) => reply.type('text/html; charset=utf-8').send(page));
-    docs.get(`${assets}/initializer.js`, hidden, async (_req, reply) => reply.type('application/javascript; charset=utf-8').send(initializer));
+    docs.get(`${assets}/initializer.js`, hidden, async (_req, reply) =>
+      reply.type('application/javascript; charset=utf-8').send(initializer),
+    );
     for (const [file, type] of Object.entries(ASSETS)) {
       docs.get(`${assets}/${file}`, hidden, async (_req, reply) =>
-        reply.type(type).header('cache-control', 'public, max-age=3600').send(fs.createReadStream(path.join(ASSETS_DIR, file))),
+        reply
+          .type(type)
+          .header('cache-control', 'public, max-age=3600')
+          .send(fs.createReadStream(path.join(ASSETS_DIR, file))),
       );
     }
   });

@@ -27,7 +27,14 @@ function sessionJson(session: ConsoleSession | undefined) {
 }
 
 function apiKeyJson(key: ApiKey | undefined): ConsoleApiKeyJson {
-  return { id: key?.id ?? '', name: key?.name ?? '', prefix: key?.prefix ?? '', createdAt: isoOrNull(key?.createdAt) ?? '', lastUsedAt: isoOrNull(key?.lastUsedAt), revokedAt: isoOrNull(key?.revokedAt) };
+  return {
+    id: key?.id ?? '',
+    name: key?.name ?? '',
+    prefix: key?.prefix ?? '',
+    createdAt: isoOrNull(key?.createdAt) ?? '',
+    lastUsedAt: isoOrNull(key?.lastUsedAt),
+    revokedAt: isoOrNull(key?.revokedAt),
+  };
 }
 
 /**
@@ -36,7 +43,14 @@ function apiKeyJson(key: ApiKey | undefined): ConsoleApiKeyJson {
  * ends with the browser, and core ends it earlier on its own clock. Secure whenever served over https.
  */
 function sessionCookie(value: string, secure: boolean, clear = false): string {
-  return [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', ...(clear ? ['Max-Age=0'] : []), ...(secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(clear ? ['Max-Age=0'] : []),
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 const ok = (data: Record<string, unknown>) => ({ code: 0 as const, message: 'ok' as const, data });
@@ -48,35 +62,60 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
 
   await app.register(
     async (api) => {
-      api.post<{ Body: SignInBody }>('/session', { schema: { summary: 'Sign in to the console', body: SignInBody, response: { 200: okEnvelope(ConsoleSessionJson) } } }, async (req, reply) => {
-        const body = req.body;
-        const res = await transport.unary(m.signIn, undefined, undefined, forwardedHeaders(req), { email: body.email, password: body.password });
-        void reply.header('set-cookie', sessionCookie(res.message.token, secure));
-        return ok(sessionJson(res.message.session));
-      });
+      api.post<{ Body: SignInBody }>(
+        '/session',
+        { schema: { summary: 'Sign in to the console', body: SignInBody, response: { 200: okEnvelope(ConsoleSessionJson) } } },
+        async (req, reply) => {
+          const body = req.body;
+          const res = await transport.unary(m.signIn, undefined, undefined, forwardedHeaders(req), {
+            email: body.email,
+            password: body.password,
+          });
+          void reply.header('set-cookie', sessionCookie(res.message.token, secure));
+          return ok(sessionJson(res.message.session));
+        },
+      );
 
-      api.get('/session', { schema: { summary: 'The signed-in session', response: { 200: okEnvelope(ConsoleSessionJson) } } }, async (req, reply) => {
-        const res = await transport.unary(m.getSession, undefined, undefined, forwardedHeaders(req), {});
-        forwardResponseHeaders(res.header, reply);
-        return ok(sessionJson(res.message.session));
-      });
+      api.get(
+        '/session',
+        { schema: { summary: 'The signed-in session', response: { 200: okEnvelope(ConsoleSessionJson) } } },
+        async (req, reply) => {
+          const res = await transport.unary(m.getSession, undefined, undefined, forwardedHeaders(req), {});
+          forwardResponseHeaders(res.header, reply);
+          return ok(sessionJson(res.message.session));
+        },
+      );
 
-      api.delete('/session', { schema: { summary: 'Sign out', response: { 200: okEnvelope(Type.Object({})) } } }, async (req, reply: FastifyReply) => {
-        // Cleared whatever core answers: a browser asking to sign out should not keep a dead cookie.
-        void reply.header('set-cookie', sessionCookie('', secure, true));
-        await transport.unary(m.signOut, undefined, undefined, forwardedHeaders(req), {});
-        return ok({});
-      });
+      api.delete(
+        '/session',
+        { schema: { summary: 'Sign out', response: { 200: okEnvelope(Type.Object({})) } } },
+        async (req, reply: FastifyReply) => {
+          // Cleared whatever core answers: a browser asking to sign out should not keep a dead cookie.
+          void reply.header('set-cookie', sessionCookie('', secure, true));
+          await transport.unary(m.signOut, undefined, undefined, forwardedHeaders(req), {});
+          return ok({});
+        },
+      );
 
-      api.get('/keys', { schema: { summary: "The customer's API keys, newest first", response: { 200: okEnvelope(listOf(ConsoleApiKeyJson)) } } }, async (req, reply) => {
-        const res = await transport.unary(m.listApiKeys, undefined, undefined, forwardedHeaders(req), {});
-        forwardResponseHeaders(res.header, reply);
-        return ok({ items: res.message.apiKeys.map(apiKeyJson) });
-      });
+      api.get(
+        '/keys',
+        { schema: { summary: "The customer's API keys, newest first", response: { 200: okEnvelope(listOf(ConsoleApiKeyJson)) } } },
+        async (req, reply) => {
+          const res = await transport.unary(m.listApiKeys, undefined, undefined, forwardedHeaders(req), {});
+          forwardResponseHeaders(res.header, reply);
+          return ok({ items: res.message.apiKeys.map(apiKeyJson) });
+        },
+      );
 
       api.post<{ Body: CreateConsoleApiKeyBody }>(
         '/keys',
-        { schema: { summary: 'Create an API key; the key is returned once', body: CreateConsoleApiKeyBody, response: { 200: okEnvelope(CreatedConsoleApiKeyJson) } } },
+        {
+          schema: {
+            summary: 'Create an API key; the key is returned once',
+            body: CreateConsoleApiKeyBody,
+            response: { 200: okEnvelope(CreatedConsoleApiKeyJson) },
+          },
+        },
         async (req, reply) => {
           const body = req.body;
           const res = await transport.unary(m.createApiKey, undefined, undefined, forwardedHeaders(req), { name: body.name });
@@ -87,7 +126,13 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
 
       api.post<{ Params: ConsoleApiKeyParams }>(
         '/keys/:id/revoke',
-        { schema: { summary: 'Revoke an API key, effective on its next request', params: ConsoleApiKeyParams, response: { 200: okEnvelope(ConsoleApiKeyJson) } } },
+        {
+          schema: {
+            summary: 'Revoke an API key, effective on its next request',
+            params: ConsoleApiKeyParams,
+            response: { 200: okEnvelope(ConsoleApiKeyJson) },
+          },
+        },
         async (req, reply) => {
           const { id } = req.params;
           const res = await transport.unary(m.revokeApiKey, undefined, undefined, forwardedHeaders(req), { id });

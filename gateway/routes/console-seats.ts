@@ -56,20 +56,32 @@ export async function registerConsoleSeats(app: FastifyInstance, opts: { transpo
   const { transport } = opts;
   const m = ConsoleSeatService.method;
 
-  app.get<{ Querystring: CallbackQuery }>(CONNECT_CALLBACK_PATH, { schema: { hide: true, querystring: CallbackQuery } }, async (req, reply) => {
-    const q = req.query;
-    const fragment = new URLSearchParams(
-      q.code && q.state ? { connect_code: q.code, connect_state: q.state } : { connect_error: q.error || 'the platform returned neither a code nor an error' },
-    );
-    // 303: the follow-up is a plain GET of the console page, whatever brought the browser here.
-    return reply.header('referrer-policy', 'no-referrer').redirect(`${CONNECT_RESULT_PAGE}#${fragment.toString()}`, 303);
-  });
+  app.get<{ Querystring: CallbackQuery }>(
+    CONNECT_CALLBACK_PATH,
+    { schema: { hide: true, querystring: CallbackQuery } },
+    async (req, reply) => {
+      const q = req.query;
+      const fragment = new URLSearchParams(
+        q.code && q.state
+          ? { connect_code: q.code, connect_state: q.state }
+          : { connect_error: q.error || 'the platform returned neither a code nor an error' },
+      );
+      // 303: the follow-up is a plain GET of the console page, whatever brought the browser here.
+      return reply.header('referrer-policy', 'no-referrer').redirect(`${CONNECT_RESULT_PAGE}#${fragment.toString()}`, 303);
+    },
+  );
 
   await app.register(
     async (api) => {
       api.post<{ Params: SeatParams }>(
         '/seats/:id/connect',
-        { schema: { summary: "Start connecting a platform account to one of the customer's seats", params: SeatParams, response: { 200: okEnvelope(Type.Object({ authorizeUrl: Type.String() })) } } },
+        {
+          schema: {
+            summary: "Start connecting a platform account to one of the customer's seats",
+            params: SeatParams,
+            response: { 200: okEnvelope(Type.Object({ authorizeUrl: Type.String() })) },
+          },
+        },
         async (req, reply) => {
           const { id } = req.params;
           const res = await transport.unary(m.startSeatConnect, undefined, undefined, forwardedHeaders(req), { seatId: id });
@@ -80,7 +92,13 @@ export async function registerConsoleSeats(app: FastifyInstance, opts: { transpo
 
       api.post<{ Body: CompleteBody }>(
         '/seats/oauth/complete',
-        { schema: { summary: 'Finish a connect with what the platform returned; binds the account', body: CompleteBody, response: { 200: okEnvelope(SeatJson) } } },
+        {
+          schema: {
+            summary: 'Finish a connect with what the platform returned; binds the account',
+            body: CompleteBody,
+            response: { 200: okEnvelope(SeatJson) },
+          },
+        },
         async (req, reply) => {
           const body = req.body;
           const res = await transport.unary(m.completeSeatConnect, undefined, undefined, forwardedHeaders(req), body);

@@ -48,7 +48,9 @@ export async function registerConsoleStatic(app: FastifyInstance, opts: ConsoleS
   const root = opts.distDir ?? DEFAULT_CONSOLE_DIST;
   const config: ConsoleConfigJson = { temporalUiUrl: opts.temporalUiUrl, temporalNamespace: opts.temporalNamespace ?? 'default' };
 
-  app.get('/console/config.json', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'no-cache').send(config));
+  app.get('/console/config.json', { schema: { hide: true } }, async (_req, reply) =>
+    reply.header('cache-control', 'no-cache').send(config),
+  );
   app.get('/console', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/console/', 301));
   app.get('/console/*', { schema: { hide: true } }, async (req: FastifyRequest<{ Params: { '*': string } }>, reply) => {
     const file = req.params['*'];
@@ -59,7 +61,10 @@ export async function registerConsoleStatic(app: FastifyInstance, opts: ConsoleS
     // Another file of the build (an icon); a missing one is a 404, not the page, so errors stay visible.
     if (path.posix.extname(file) !== '') return sendFile(req, reply, root, requestPath(req), { maxAge: 0 });
     // Any other path is a console route: the page, always revalidated so a deploy shows at once.
-    void reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin');
+    void reply
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin');
     return sendFile(req, reply, root, '/index.html', { maxAge: 0 });
   });
 }
@@ -86,7 +91,9 @@ function notBuilt(req: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (req.headers.accept?.includes('text/html')) {
     return reply
       .type('text/html; charset=utf-8')
-      .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Console not built</title><h1>Console not built</h1><p>${message}</p></html>`);
+      .send(
+        `<!doctype html><html lang="en"><meta charset="utf-8"><title>Console not built</title><h1>Console not built</h1><p>${message}</p></html>`,
+      );
   }
   return reply.send({ code: 5000, message, data: {} });
 }

@@ -19,10 +19,16 @@ export async function registerUpstreamWebhooks(app: FastifyInstance, transport: 
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BYTES }, (_req, body, done) => done(null, body));
     scope.post(UPSTREAM_WEBHOOK_PATH, async (req) => {
       const signature = req.headers['tiktok-signature'];
-      const res = await transport.unary(IngestService.method.receiveOfficialWebhook, undefined, undefined, new Headers({ 'x-request-id': req.id }), {
-        body: Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : new Uint8Array(),
-        signature: typeof signature === 'string' ? signature : '',
-      });
+      const res = await transport.unary(
+        IngestService.method.receiveOfficialWebhook,
+        undefined,
+        undefined,
+        new Headers({ 'x-request-id': req.id }),
+        {
+          body: Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : new Uint8Array(),
+          signature: typeof signature === 'string' ? signature : '',
+        },
+      );
       return { code: 0, message: 'ok', data: { outcome: res.message.outcome, eventId: res.message.eventId || null } };
     });
   });

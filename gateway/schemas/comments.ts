@@ -15,7 +15,11 @@ import {
   SORT_ORDERS,
 } from '../../core/services/comment.service';
 
-const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
+const literals = <T extends string>(values: readonly T[], description: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
 
 const Account = Type.String({ minLength: 1, maxLength: 200, description: 'The bound account: username or businessId' });
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
@@ -23,25 +27,42 @@ const VideoId = Id('The post: its official video_id (the post id)');
 
 const listPaging = {
   status: Type.Optional(literals(LIST_STATUSES, 'PUBLIC, or ALL (the official default) to include hidden comments')),
-  sortField: Type.Optional(literals(SORT_FIELDS, 'Order by; without it the platform\'s own order')),
+  sortField: Type.Optional(literals(SORT_FIELDS, "Order by; without it the platform's own order")),
   sortOrder: Type.Optional(literals(SORT_ORDERS, 'smart (the official default), asc or desc')),
-  cursor: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'The cursor of the previous page; 0 for the first' })),
-  maxCount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_COUNT, description: `Page size, 1 to ${MAX_LIST_COUNT}; the official default is 20` })),
+  cursor: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'The cursor of the previous page; 0 for the first' }),
+  ),
+  maxCount: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_LIST_COUNT, description: `Page size, 1 to ${MAX_LIST_COUNT}; the official default is 20` }),
+  ),
 };
 
 const content = {
   // Code points here, UTF-16 units in core: the schema bound only keeps absurd input out.
-  text: Type.Optional(Type.String({ maxLength: MAX_COMMENT_TEXT * 2, description: `At most ${MAX_COMMENT_TEXT} characters; text or imageUri is required` })),
-  imageUri: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'An image_uri from the official comment image upload' })),
-  imageWidth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'The uploaded image\'s width; required with imageUri' })),
-  imageHeight: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'The uploaded image\'s height; required with imageUri' })),
+  text: Type.Optional(
+    Type.String({ maxLength: MAX_COMMENT_TEXT * 2, description: `At most ${MAX_COMMENT_TEXT} characters; text or imageUri is required` }),
+  ),
+  imageUri: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'An image_uri from the official comment image upload' }),
+  ),
+  imageWidth: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100_000, description: "The uploaded image's width; required with imageUri" }),
+  ),
+  imageHeight: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100_000, description: "The uploaded image's height; required with imageUri" }),
+  ),
 };
 
 export const CommentListQuery = Type.Object(
   {
     account: Account,
     videoId: VideoId,
-    commentIds: Type.Optional(Type.Array(Id('A comment or reply id'), { maxItems: MAX_COMMENT_IDS, description: `At most ${MAX_COMMENT_IDS} ids, the parameter repeated` })),
+    commentIds: Type.Optional(
+      Type.Array(Id('A comment or reply id'), {
+        maxItems: MAX_COMMENT_IDS,
+        description: `At most ${MAX_COMMENT_IDS} ids, the parameter repeated`,
+      }),
+    ),
     includeReplies: Type.Optional(Type.Boolean({ description: 'Up to 3 replies under each top-level comment (default false)' })),
     ...listPaging,
   },
@@ -64,7 +85,9 @@ export const CommentReplyCreateBody = Type.Object(
     videoId: VideoId,
     commentId: Id('The comment to reply to; a reply to a reply attaches to its top-level comment'),
     ...content,
-    replyImageUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'A public JPG, JPEG, WebP or PNG URL to attach' })),
+    replyImageUrl: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, description: 'A public JPG, JPEG, WebP or PNG URL to attach' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -82,7 +105,10 @@ export const CommentHideBody = Type.Object(
 );
 export type CommentHideBody = Static<typeof CommentHideBody>;
 
-export const CommentDeleteBody = Type.Object({ account: Account, commentId: Id('One of the account\'s own comments') }, { additionalProperties: false });
+export const CommentDeleteBody = Type.Object(
+  { account: Account, commentId: Id("One of the account's own comments") },
+  { additionalProperties: false },
+);
 export type CommentDeleteBody = Static<typeof CommentDeleteBody>;
 
 /** The fields both create answers share; list items add counts, state and author. */
@@ -93,12 +119,13 @@ const createdFields = {
   uniqueIdentifier: Type.String(),
   createTime: Type.String({ description: 'Unix seconds, as a string (the official type)' }),
   text: Type.String(),
-  imageUrl: Type.Optional(Type.String({ description: 'Non-expiring URL of the comment\'s image' })),
+  imageUrl: Type.Optional(Type.String({ description: "Non-expiring URL of the comment's image" })),
   parentCommentId: Type.Optional(Type.String({ description: 'Replies only' })),
 };
 
 /** Open objects: a field the platform adds later still reaches the caller, flattened. */
-const open = <T extends Record<string, TSchema>>(fields: T, description?: string) => Type.Object(fields, { additionalProperties: true, ...(description ? { description } : {}) });
+const open = <T extends Record<string, TSchema>>(fields: T, description?: string) =>
+  Type.Object(fields, { additionalProperties: true, ...(description ? { description } : {}) });
 
 export const CommentCreatedJson = open(createdFields);
 
@@ -115,7 +142,10 @@ const listItemFields = {
   profileImage: Type.String(),
 };
 
-export const CommentJson = open({ ...listItemFields, replyList: Type.Optional(Type.Array(open(listItemFields), { description: 'With includeReplies: at most 3' })) });
+export const CommentJson = open({
+  ...listItemFields,
+  replyList: Type.Optional(Type.Array(open(listItemFields), { description: 'With includeReplies: at most 3' })),
+});
 
 export const CommentPageJson = open({
   comments: Type.Array(CommentJson),

@@ -5,7 +5,11 @@ import type { FastifySchema } from 'fastify';
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
 // A type list rather than a union: the response serializer writes a type list directly, but tries a
 // union's branches one by one with the validator, which cost more than the rest of a seat's JSON.
-export const NullableTimestamp = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', examples: ['2026-11-22T08:00:00.000Z'] });
+export const NullableTimestamp = Type.Unsafe<string | null>({
+  type: ['string', 'null'],
+  format: 'date-time',
+  examples: ['2026-11-22T08:00:00.000Z'],
+});
 
 /**
  * The envelope every /v1 answer is (spec, Errors: Envelope), as the OpenAPI document's shared
@@ -14,9 +18,13 @@ export const NullableTimestamp = Type.Unsafe<string | null>({ type: ['string', '
  */
 export const Envelope = Type.Object(
   {
-    code: Type.Integer({ description: '0 on success; otherwise the code of the failure. The HTTP status follows the code, but rely on code' }),
+    code: Type.Integer({
+      description: '0 on success; otherwise the code of the failure. The HTTP status follows the code, but rely on code',
+    }),
     message: Type.String({ description: '"ok" on success; otherwise the reason, `field: reason` when input is refused' }),
-    data: Type.Record(Type.String(), Type.Unknown(), { description: 'The result on success; on failure details such as the refused field, often empty' }),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The result on success; on failure details such as the refused field, often empty',
+    }),
   },
   { description: 'Every answer: `{code, message, data}`; code 0 with message ok is success and data holds the result' },
 );

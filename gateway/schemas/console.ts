@@ -32,7 +32,10 @@ export const CreatedConsoleApiKeyJson = Type.Composite([
   Type.Object({ key: Type.String({ description: 'The key itself, returned only here, once' }) }),
 ]);
 
-export const CreateConsoleApiKeyBody = Type.Object({ name: Type.String({ maxLength: 100, description: 'Label for recognising the key' }) }, { additionalProperties: false });
+export const CreateConsoleApiKeyBody = Type.Object(
+  { name: Type.String({ maxLength: 100, description: 'Label for recognising the key' }) },
+  { additionalProperties: false },
+);
 export type CreateConsoleApiKeyBody = Static<typeof CreateConsoleApiKeyBody>;
 
 export const ConsoleApiKeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });

@@ -41,7 +41,11 @@ export type ListEventsQuery = Static<typeof ListEventsQuery>;
 export const EventIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 
 export const RedeliverBody = Type.Object(
-  { endpointId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only this endpoint; all matching endpoints when absent' })) },
+  {
+    endpointId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only this endpoint; all matching endpoints when absent' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type RedeliverBody = Static<typeof RedeliverBody>;
@@ -70,7 +74,9 @@ export const DeliveryJson = Type.Object(
     completedAt: NullableTimestamp,
     attempts: Type.Array(DeliveryAttemptJson),
   },
-  { description: 'The delivery of one event to one endpoint: its outcome and every attempt, with status code, duration and failure reason' },
+  {
+    description: 'The delivery of one event to one endpoint: its outcome and every attempt, with status code, duration and failure reason',
+  },
 );
 export type DeliveryJson = Static<typeof DeliveryJson>;
 
@@ -83,8 +89,15 @@ export const ListDeliveriesQuery = Type.Object(
   {
     cursor: Type.Optional(Cursor),
     limit: Type.Optional(Limit),
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')])),
-    types: Type.Optional(Type.String({ maxLength: 1000, description: 'Only deliveries of events matching these comma-separated patterns: "*", "vplat.*" or exact types' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
+    ),
+    types: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: 'Only deliveries of events matching these comma-separated patterns: "*", "vplat.*" or exact types',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -10,7 +10,8 @@ const Fields = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'Comma-separated field names, camelCase as in the answer (official snake_case names are accepted too); absent: every field',
+    description:
+      'Comma-separated field names, camelCase as in the answer (official snake_case names are accepted too); absent: every field',
   }),
 );
 const Day = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 32, description, examples: ['2026-11-01'] }));
@@ -26,19 +27,29 @@ export const AccountInsightsQuery = Type.Object(
 );
 export type AccountInsightsQuery = Static<typeof AccountInsightsQuery>;
 
-const Instant = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 64, description, examples: ['2026-11-01T09:30:00Z'] }));
+const Instant = (description: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 64, description, examples: ['2026-11-01T09:30:00Z'] }));
 
 export const VideoInsightsQuery = Type.Object(
   {
     account: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'The bound account: username or businessId of a video track seat, or creatorUserOpenId of a shop track seat (a video track seat is looked up first)',
+      description:
+        'The bound account: username or businessId of a video track seat, or creatorUserOpenId of a shop track seat (a video track seat is looked up first)',
     }),
     fields: Fields,
-    videoIds: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: `Comma-separated post ids (item_id), at most ${MAX_VIDEO_IDS}` })),
+    videoIds: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: `Comma-separated post ids (item_id), at most ${MAX_VIDEO_IDS}` }),
+    ),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'nextCursor of the previous page' })),
-    maxCount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_VIDEO_PAGE, description: `Page size, 1 to ${MAX_VIDEO_PAGE} (default ${MAX_VIDEO_PAGE}); a page may be shorter while hasMore is true` })),
+    maxCount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_VIDEO_PAGE,
+        description: `Page size, 1 to ${MAX_VIDEO_PAGE} (default ${MAX_VIDEO_PAGE}); a page may be shorter while hasMore is true`,
+      }),
+    ),
     title: Type.Optional(
       Type.String({
         minLength: 1,
@@ -56,7 +67,13 @@ export type VideoInsightsQuery = Static<typeof VideoInsightsQuery>;
 export const LegacyPostStatsQuery = Type.Object(
   {
     itemId: Type.String({ minLength: 1, maxLength: 64, description: 'The post id (item_id)' }),
-    account: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The bound account; absent: your video track seats are searched for the post' })),
+    account: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'The bound account; absent: your video track seats are searched for the post',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -66,7 +83,12 @@ export const BenchmarkQuery = Type.Object(
   {
     account: Account,
     // A plain string: core's refusal lists the allowed values, which a schema enum's message does not.
-    category: Type.String({ minLength: 1, maxLength: 64, description: 'One of the official 25 categories', examples: [...BUSINESS_CATEGORIES] }),
+    category: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'One of the official 25 categories',
+      examples: [...BUSINESS_CATEGORIES],
+    }),
   },
   { additionalProperties: false },
 );
@@ -80,20 +102,28 @@ const Flattened = (description: string) => Type.Object({}, { additionalPropertie
 
 export const AccountInsightsJson = Flattened('The account; metrics[] (one entry a day) only with a date range');
 
-const VideoTrackItem = Type.Object({ itemId: Type.String() }, { additionalProperties: true, description: 'A post of a video track account: the official fields, flattened' });
+const VideoTrackItem = Type.Object(
+  { itemId: Type.String() },
+  { additionalProperties: true, description: 'A post of a video track account: the official fields, flattened' },
+);
 
 const ShopVideoItem = Type.Object(
   {
     track: Type.Literal('shop'),
-    videoId: Type.String({ description: 'The official video id: the publish record\'s shareId, for GET /v1/publish/tts/status?videoId=' }),
+    videoId: Type.String({ description: "The official video id: the publish record's shareId, for GET /v1/publish/tts/status?videoId=" }),
     title: Type.String({ description: 'The title as published' }),
     status: Type.String({ description: 'The normalized publish status' }),
-    officialStatus: Type.Union([Type.String(), Type.Null()], { description: 'The shop\'s post_status (SUCCESS, FAIL, PROCESSING); null when the shop no longer knows the video as the creator\'s' }),
-    postTime: Type.Union([Type.Integer(), Type.Null()], { description: 'The shop\'s post_time in unix seconds, once the post succeeded' }),
+    officialStatus: Type.Union([Type.String(), Type.Null()], {
+      description: "The shop's post_status (SUCCESS, FAIL, PROCESSING); null when the shop no longer knows the video as the creator's",
+    }),
+    postTime: Type.Union([Type.Integer(), Type.Null()], { description: "The shop's post_time in unix seconds, once the post succeeded" }),
     publishedAt: Type.String({ format: 'date-time', description: 'When the service accepted the publish: what from and to select on' }),
     recordId: Type.String({ description: 'The publish record, as GET /v1/publish/records lists it' }),
   },
-  { additionalProperties: false, description: 'A video of a shop track account, from our publish records and the shop\'s status of it; the shop gives no metrics' },
+  {
+    additionalProperties: false,
+    description: "A video of a shop track account, from our publish records and the shop's status of it; the shop gives no metrics",
+  },
 );
 
 export const VideoInsightsJson = Type.Object(
@@ -105,5 +135,5 @@ export const VideoInsightsJson = Type.Object(
   { additionalProperties: true },
 );
 
-export const BenchmarkJson = Flattened('The category\'s averages');
+export const BenchmarkJson = Flattened("The category's averages");
 export const VideoSettingsJson = Flattened('What the account may publish: privacyLevelOptions, maxVideoPostDurationSec, …');

@@ -18,7 +18,10 @@ import {
 import { Timestamp } from './common';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  );
 
 const Account = Type.String({ minLength: 1, maxLength: 200, description: 'The bound account: username or businessId' });
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 500, description });
@@ -31,7 +34,9 @@ export const ConversationListQuery = Type.Object(
     account: Account,
     conversationType: literals(CONVERSATION_TYPES, 'STRANGER: the business has not replied yet; SINGLE otherwise'),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1 to 100; default 100' })),
-    cursor: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The previous page\'s cursor; default 0' })),
+    cursor: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "The previous page's cursor; default 0" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -54,11 +59,13 @@ export const SendMessageBody = Type.Object(
     account: Account,
     conversationId: ConversationId,
     // The UTF-16 maxLength bounds what is buffered; core counts characters as the platform does.
-    text: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEXT_CHARS * 2, description: `A text message, at most ${MAX_TEXT_CHARS} characters` })),
+    text: Type.Optional(
+      Type.String({ minLength: 1, maxLength: MAX_TEXT_CHARS * 2, description: `A text message, at most ${MAX_TEXT_CHARS} characters` }),
+    ),
     imageMediaId: Type.Optional(Id('An image message: a mediaId from message/media/upload (IMAGE_SEND is checked first)')),
-    sharePostItemId: Type.Optional(Id('Shares one of the account\'s own posts')),
+    sharePostItemId: Type.Optional(Id("Shares one of the account's own posts")),
     templateType: Type.Optional(literals(TEMPLATE_TYPES, 'A QA card: with templateTitle and templateButtons')),
-    templateTitle: Type.Optional(Text(40, 'The QA card\'s title, at most 40 characters')),
+    templateTitle: Type.Optional(Text(40, "The QA card's title, at most 40 characters")),
     templateButtons: Type.Optional(Type.Array(TemplateButton, { minItems: 1, maxItems: 3, description: '1 to 3 reply buttons' })),
     senderAction: Type.Optional(literals(SENDER_ACTIONS, 'TYPING: typing indicator; MARK_READ: read receipt')),
     referencedMessageId: Type.Optional(Id('Quotes a message of the conversation; text only')),
@@ -104,17 +111,29 @@ const autoMessageContent = {
   chatPromptContent: Type.Optional(Text(150, 'CHAT_PROMPT: at most 150 characters')),
 };
 
-export const AutoMessageCreateBody = Type.Object({ account: Account, autoMessageType: AutoMessageType, ...autoMessageContent }, { additionalProperties: false });
+export const AutoMessageCreateBody = Type.Object(
+  { account: Account, autoMessageType: AutoMessageType, ...autoMessageContent },
+  { additionalProperties: false },
+);
 export type AutoMessageCreateBody = Static<typeof AutoMessageCreateBody>;
 
 export const AutoMessageUpdateBody = Type.Object(
-  { account: Account, autoMessageId: Id('The message to change (not while REVIEWING)'), autoMessageType: AutoMessageType, ...autoMessageContent },
+  {
+    account: Account,
+    autoMessageId: Id('The message to change (not while REVIEWING)'),
+    autoMessageType: AutoMessageType,
+    ...autoMessageContent,
+  },
   { additionalProperties: false },
 );
 export type AutoMessageUpdateBody = Static<typeof AutoMessageUpdateBody>;
 
 export const AutoMessageDeleteBody = Type.Object(
-  { account: Account, autoMessageType: literals(DELETABLE_AUTO_MESSAGE_TYPES, 'A welcome message cannot be deleted'), autoMessageId: Id('The message to delete') },
+  {
+    account: Account,
+    autoMessageType: literals(DELETABLE_AUTO_MESSAGE_TYPES, 'A welcome message cannot be deleted'),
+    autoMessageId: Id('The message to delete'),
+  },
   { additionalProperties: false },
 );
 export type AutoMessageDeleteBody = Static<typeof AutoMessageDeleteBody>;
@@ -123,7 +142,11 @@ export const AutoMessageSortBody = Type.Object(
   {
     account: Account,
     autoMessageType: Type.Optional(Type.Literal('CHAT_PROMPT', { description: 'The only sortable type; default CHAT_PROMPT' })),
-    autoMessageIds: Type.Array(Id('A chat prompt id'), { minItems: 1, maxItems: 6, description: 'Every chat prompt, in the desired order' }),
+    autoMessageIds: Type.Array(Id('A chat prompt id'), {
+      minItems: 1,
+      maxItems: 6,
+      description: 'Every chat prompt, in the desired order',
+    }),
   },
   { additionalProperties: false },
 );
@@ -154,7 +177,9 @@ export const MediaUploadJson = Type.Object(
 
 export const MediaDownloadJson = Type.Object(
   {
-    downloadUrl: Type.String({ description: 'The platform\'s address; fetching it needs the header x-user with the account\'s access token' }),
+    downloadUrl: Type.String({
+      description: "The platform's address; fetching it needs the header x-user with the account's access token",
+    }),
     expiresAt: { ...Timestamp, description: 'When the address stops working (24 hours after it was issued)' },
   },
   { additionalProperties: true },

@@ -5,7 +5,10 @@ import { PRODUCT_PAGE_SIZE, PRODUCT_SORT_FIELDS, SORT_ORDERS } from '../../core/
 import { Timestamp } from './common';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  );
 
 const AccountId = Type.String({ minLength: 1, maxLength: 200, description: 'The bound shop account (creatorUserOpenId)' });
 
@@ -13,7 +16,9 @@ export const ProductQueryBody = Type.Object(
   {
     accountId: AccountId,
     keyword: Type.Optional(Type.String({ maxLength: 255, description: 'Words the product title contains' })),
-    pageSize: Type.Optional(Type.Integer({ minimum: PRODUCT_PAGE_SIZE.min, maximum: PRODUCT_PAGE_SIZE.max, description: `Default ${PRODUCT_PAGE_SIZE.default}` })),
+    pageSize: Type.Optional(
+      Type.Integer({ minimum: PRODUCT_PAGE_SIZE.min, maximum: PRODUCT_PAGE_SIZE.max, description: `Default ${PRODUCT_PAGE_SIZE.default}` }),
+    ),
     pageToken: Type.Optional(Type.String({ maxLength: 1024, description: 'nextPageToken of the previous page' })),
     sortField: Type.Optional(literals(PRODUCT_SORT_FIELDS, 'Default PRODUCT_ID')),
     sortOrder: Type.Optional(literals(SORT_ORDERS, 'Default DESC')),
@@ -32,7 +37,9 @@ const ProductJson = Type.Object(
     priceCurrency: Type.Optional(Type.String()),
     addedStatus: Type.Optional(Type.String({ description: 'ADDABLE, ADDED or REJECTED (cannot be linked)' })),
     brandName: Type.Optional(Type.String()),
-    images: Type.Optional(Type.Array(Type.Object({ url: Type.String(), width: Type.Integer(), height: Type.Integer() }, { additionalProperties: true }))),
+    images: Type.Optional(
+      Type.Array(Type.Object({ url: Type.String(), width: Type.Integer(), height: Type.Integer() }, { additionalProperties: true })),
+    ),
     salesCount: Type.Optional(Type.Integer()),
   },
   { additionalProperties: true },
@@ -50,8 +57,15 @@ export const MusicSearchBody = Type.Object(
   {
     accountId: AccountId,
     keyword: Type.String({ minLength: 1, maxLength: 100, description: 'Title or author words' }),
-    pageSize: Type.Optional(Type.Integer({ minimum: MUSIC_PAGE_SIZE.min, maximum: MUSIC_PAGE_SIZE.max, description: `Default ${MUSIC_PAGE_SIZE.default}` })),
-    cursor: Type.Optional(Type.String({ maxLength: 65_536, description: 'nextCursor of the previous page, with the same accountId, keyword, region and language' })),
+    pageSize: Type.Optional(
+      Type.Integer({ minimum: MUSIC_PAGE_SIZE.min, maximum: MUSIC_PAGE_SIZE.max, description: `Default ${MUSIC_PAGE_SIZE.default}` }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 65_536,
+        description: 'nextCursor of the previous page, with the same accountId, keyword, region and language',
+      }),
+    ),
     region: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' })),
     language: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47' })),
   },

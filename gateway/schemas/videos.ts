@@ -5,7 +5,6 @@ import { NullableTimestamp, Timestamp } from './common';
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(t: T) => Type.Union([t, Type.Null()]);
 
-
 export const VideoStatusJson = Type.Union(
   VIDEO_STATUSES.map((s) => Type.Literal(s)),
   {
@@ -71,9 +70,20 @@ export const VideoPageJson = Type.Object({
 
 /** Both optional when the caller has exactly one bound seat: the upload then goes to it. */
 const SeatOrAccount = {
-  seatId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The seat to upload for; or account. Either may be left out when you have exactly one bound seat' })),
+  seatId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The seat to upload for; or account. Either may be left out when you have exactly one bound seat',
+    }),
+  ),
   account: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 255, description: 'A bound account of one of your seats: businessId, username or creatorUserOpenId; or seatId. Either may be left out when you have exactly one bound seat' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'A bound account of one of your seats: businessId, username or creatorUserOpenId; or seatId. Either may be left out when you have exactly one bound seat',
+    }),
   ),
 };
 

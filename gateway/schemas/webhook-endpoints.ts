@@ -10,7 +10,9 @@ export const WebhookEndpointJson = Type.Object({
   createdAt: Timestamp,
   disabledAt: NullableTimestamp,
   disabledReason: Type.Union([Type.String(), Type.Null()]),
-  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until then, pushes also carry the previous secret\'s signature' }),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description: "Until then, pushes also carry the previous secret's signature",
+  }),
 });
 export type WebhookEndpointJson = Static<typeof WebhookEndpointJson>;
 
@@ -20,10 +22,16 @@ export const DeliveryQueueJson = Type.Object(
     backlog: Type.Integer({ minimum: 0, description: 'Pending deliveries: due now, waiting for a retry, or being sent' }),
     due: Type.Integer({ minimum: 0, description: 'Pending deliveries due now or earlier and not being sent' }),
     inFlight: Type.Integer({ minimum: 0, description: 'Deliveries being sent right now' }),
-    oldestDueAt: Type.Unsafe<string | null>({ ...NullableTimestamp, description: 'When the oldest due delivery became due; null when none is due' }),
-    nextDueAt: Type.Unsafe<string | null>({ ...NullableTimestamp, description: 'When the next delivery not being sent is or becomes due; null when none is waiting' }),
+    oldestDueAt: Type.Unsafe<string | null>({
+      ...NullableTimestamp,
+      description: 'When the oldest due delivery became due; null when none is due',
+    }),
+    nextDueAt: Type.Unsafe<string | null>({
+      ...NullableTimestamp,
+      description: 'When the next delivery not being sent is or becomes due; null when none is waiting',
+    }),
   },
-  { description: 'The endpoint\'s delivery queue, measured when the list was read' },
+  { description: "The endpoint's delivery queue, measured when the list was read" },
 );
 export type DeliveryQueueJson = Static<typeof DeliveryQueueJson>;
 
@@ -52,7 +60,12 @@ export const CreatedWebhookEndpointJson = Type.Composite([
 export const EndpointIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 
 export const RecoverEndpointBody = Type.Object(
-  { since: Type.String({ format: 'date-time', description: 'Redeliver events that occurred at or after this time and never reached the endpoint' }) },
+  {
+    since: Type.String({
+      format: 'date-time',
+      description: 'Redeliver events that occurred at or after this time and never reached the endpoint',
+    }),
+  },
   { additionalProperties: false },
 );
 export type RecoverEndpointBody = Static<typeof RecoverEndpointBody>;

@@ -45,7 +45,8 @@ export function registerAutoMessages(app: FastifyInstance, ctx: SandboxContext, 
     });
   };
 
-  const typeParam = (p: Params, allowed: readonly AutoMessageType[] = AUTO_MESSAGE_TYPES) => p.requiredString('auto_message_type', { oneOf: allowed }) as AutoMessageType;
+  const typeParam = (p: Params, allowed: readonly AutoMessageType[] = AUTO_MESSAGE_TYPES) =>
+    p.requiredString('auto_message_type', { oneOf: allowed }) as AutoMessageType;
 
   /** The one object of the type, every field within its limit, no other type's object, not a duplicate. */
   const readContent = (openId: string, b: Params, type: AutoMessageType, self?: AutoMessage) => {
@@ -54,7 +55,9 @@ export function registerAutoMessages(app: FastifyInstance, ctx: SandboxContext, 
       const key = AUTO_MESSAGE_SPECS[other].key;
       if (other !== type && b.has(key)) throw BUSINESS.invalid(key, `Not allowed with auto_message_type ${type}.`);
     }
-    const content = Object.fromEntries(Object.entries(spec.fields).map(([field, max]) => [field, b.requiredString(`${spec.key}.${field}`, { max })]));
+    const content = Object.fromEntries(
+      Object.entries(spec.fields).map(([field, max]) => [field, b.requiredString(`${spec.key}.${field}`, { max })]),
+    );
     const identity = (c: Record<string, string>) => c[spec.identity]!.trim().toLowerCase();
     const duplicate = store.autoMessages(openId, type).find((m) => m !== self && identity(m.content) === identity(content));
     if (duplicate) throw BUSINESS.invalid(`${spec.key}.${spec.identity}`, `Duplicates the auto message ${duplicate.autoMessageId}.`);
@@ -81,7 +84,10 @@ export function registerAutoMessages(app: FastifyInstance, ctx: SandboxContext, 
     const type = typeParam(call.body);
     const { max } = AUTO_MESSAGE_SPECS[type];
     if (store.autoMessages(account.openId, type).length >= max) {
-      throw BUSINESS.invalid('auto_message_type', `At most ${max} ${type} auto message${max > 1 ? 's' : ''} per account; update or delete an existing one.`);
+      throw BUSINESS.invalid(
+        'auto_message_type',
+        `At most ${max} ${type} auto message${max > 1 ? 's' : ''} per account; update or delete an existing one.`,
+      );
     }
     const content = readContent(account.openId, call.body, type);
     const m = store.addAutoMessage(account.openId, type, content);
@@ -94,7 +100,8 @@ export function registerAutoMessages(app: FastifyInstance, ctx: SandboxContext, 
     const account = requireOwnBusiness(call, 'body');
     const type = typeParam(call.body);
     const m = find(account.openId, type, call.body.requiredString('auto_message_id'));
-    if (m.auditStatus === 'REVIEWING') throw BUSINESS.invalid('auto_message_id', 'The auto message is under review and cannot be updated until the review ends.');
+    if (m.auditStatus === 'REVIEWING')
+      throw BUSINESS.invalid('auto_message_id', 'The auto message is under review and cannot be updated until the review ends.');
     m.content = readContent(account.openId, call.body, type, m);
     m.version += 1;
     m.auditStatus = 'REVIEWING';
@@ -106,7 +113,8 @@ export function registerAutoMessages(app: FastifyInstance, ctx: SandboxContext, 
   officialRoute(app, ctx, 'business', 'POST', `${AUTO}/delete/`, (call) => {
     const account = requireOwnBusiness(call, 'body');
     const type = typeParam(call.body);
-    if (type === 'WELCOME_MESSAGE') throw BUSINESS.invalid('auto_message_type', 'A welcome message cannot be deleted; disable it with auto_message/status/update/.');
+    if (type === 'WELCOME_MESSAGE')
+      throw BUSINESS.invalid('auto_message_type', 'A welcome message cannot be deleted; disable it with auto_message/status/update/.');
     const m = find(account.openId, type, call.body.requiredString('auto_message_id'));
     store.removeAutoMessage(account.openId, m);
     pushConfig(account.openId, m, 'DELETE');

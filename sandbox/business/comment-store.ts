@@ -156,7 +156,10 @@ export class CommentStore {
   }
 
   /** A new comment or reply on a post of the account; the caller has checked the post and parent. */
-  add(openId: string, input: { videoId: string; parentCommentId?: string; author: Person; owner: boolean; text: string; imageUrl?: string }): StoredComment {
+  add(
+    openId: string,
+    input: { videoId: string; parentCommentId?: string; author: Person; owner: boolean; text: string; imageUrl?: string },
+  ): StoredComment {
     const thread = this.thread(openId, input.videoId);
     if (!thread) throw new Error(`post ${input.videoId} of ${openId} vanished`);
     return this.insert(openId, thread, { ...input, createTime: Math.floor(this.ctx.clock.now() / 1000) });

@@ -104,7 +104,11 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
   const arrange = (openId: string, comments: StoredComment[], view: ListView) => {
     const visible = comments.filter((c) => !c.deleted && (view.status === 'ALL' || !c.hidden));
     const key: (c: StoredComment) => number = view.sortField
-      ? { likes: (c: StoredComment) => c.likes, replies: (c: StoredComment) => replyCount(openId, c), create_time: (c: StoredComment) => c.createTime }[view.sortField]
+      ? {
+          likes: (c: StoredComment) => c.likes,
+          replies: (c: StoredComment) => replyCount(openId, c),
+          create_time: (c: StoredComment) => c.createTime,
+        }[view.sortField]
       : (c) => stableNumber(`order:${c.commentId}`, 2 ** 31);
     const direction = view.sortField && view.sortOrder === 'asc' ? 1 : -1;
     return visible.sort((a, b) => direction * (key(a) - key(b)) || a.commentId.localeCompare(b.commentId));
@@ -220,7 +224,13 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     const target = commentOf(account, commentId, videoId);
     const parent = target.parentCommentId ? commentOf(account, target.parentCommentId, videoId) : target;
     if (parent.hidden) throw BUSINESS.invalid('comment_id', 'A hidden comment cannot be replied to.');
-    const reply = store.add(account.openId, { videoId, parentCommentId: parent.commentId, author: accountPerson(account), owner: true, ...body });
+    const reply = store.add(account.openId, {
+      videoId,
+      parentCommentId: parent.commentId,
+      author: accountPerson(account),
+      owner: true,
+      ...body,
+    });
     notify(account.openId, reply, 'insert');
     return created(reply);
   });
@@ -276,13 +286,22 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     if (file.bytes.length === 0) throw new OfficialError(40906, 'image_file: The file is empty.');
     if (file.bytes.length > MAX_IMAGE_BYTES) throw new OfficialError(40907, 'image_file: The file is larger than 5 MB.');
     const info = imageInfo(file.bytes);
-    if (!info?.size || !COMMENT_IMAGE_FORMATS.includes(info.format)) throw new OfficialError(40908, 'image_file: Unsupported file type; use JPG, JPEG, WebP or PNG.');
+    if (!info?.size || !COMMENT_IMAGE_FORMATS.includes(info.format))
+      throw new OfficialError(40908, 'image_file: Unsupported file type; use JPG, JPEG, WebP or PNG.');
     const image = { format: info.format, ...info.size };
     const [short, long] = [Math.min(image.width, image.height), Math.max(image.width, image.height)];
     if (short < 360 || short > 1080 || long > 1920) {
-      throw new OfficialError(40915, `image_file: ${image.width}x${image.height} px is out of spec; allowed from 360x360 up to 1080x1920 or 1920x1080.`);
+      throw new OfficialError(
+        40915,
+        `image_file: ${image.width}x${image.height} px is out of spec; allowed from 360x360 up to 1080x1920 or 1920x1080.`,
+      );
     }
-    const saved = store.saveImage(account.openId, { width: image.width, height: image.height, bytes: file.bytes, contentType: IMAGE_CONTENT_TYPES[image.format] });
+    const saved = store.saveImage(account.openId, {
+      width: image.width,
+      height: image.height,
+      bytes: file.bytes,
+      contentType: IMAGE_CONTENT_TYPES[image.format],
+    });
     return { image_uri: saved.imageUri, width: saved.width, height: saved.height };
   });
 
@@ -313,7 +332,6 @@ function registerCommentControl(
   notify: (openId: string, c: StoredComment, action: CommentAction) => void,
 ): void {
   controlRoutes(app, ctx, (control) => {
-
     control.post('/_sandbox/accounts/:openId/comments', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);
       const b = objectBody(request.body);
@@ -330,8 +348,15 @@ function registerCommentControl(
       }
       videoId ??= ctx.posts.list(account.openId)[0]?.itemId;
       if (!videoId || !store.thread(account.openId, videoId)) throw new ControlError(404, `no post ${videoId ?? ''} of ${account.openId}`);
-      const username = typeof b.username === 'string' && b.username ? b.username : `viewer_${stableNumber(`${b.text}:${ctx.clock.now()}`, 1e6)}`;
-      const comment = store.add(account.openId, { videoId, ...(parentCommentId ? { parentCommentId } : {}), author: personFrom(username, username), owner: false, text: b.text });
+      const username =
+        typeof b.username === 'string' && b.username ? b.username : `viewer_${stableNumber(`${b.text}:${ctx.clock.now()}`, 1e6)}`;
+      const comment = store.add(account.openId, {
+        videoId,
+        ...(parentCommentId ? { parentCommentId } : {}),
+        author: personFrom(username, username),
+        owner: false,
+        text: b.text,
+      });
       notify(account.openId, comment, 'insert');
       return {
         commentId: comment.commentId,

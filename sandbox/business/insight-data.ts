@@ -93,7 +93,11 @@ function fraction(seed: string, min = 0, max = 1): number {
 }
 
 /** Shares that add up to 1 over the given labels, largest first. */
-function distribution<K extends string>(seed: string, labels: readonly string[], key: K): Array<Record<K, string> & { percentage: number }> {
+function distribution<K extends string>(
+  seed: string,
+  labels: readonly string[],
+  key: K,
+): Array<Record<K, string> & { percentage: number }> {
   const weights = labels.map((label) => 1 + stableNumber(`${seed}:${label}`, 100));
   const total = weights.reduce((a, b) => a + b, 0);
   return labels
@@ -173,9 +177,13 @@ export function dailyMetrics(openId: string, date: string, today: string, fields
       let total = followersNow(openId);
       for (let d = addDays(date, 1); d < today; d = addDays(d, 1)) total -= netFollowers(openId, d);
       entry[field] = total;
-    } else if (field === 'unique_video_views') entry[field] = Math.floor(dailyCount(openId, date, 'video_views') * fraction(`${openId}:${date}:unique`, 0.4, 0.9));
+    } else if (field === 'unique_video_views')
+      entry[field] = Math.floor(dailyCount(openId, date, 'video_views') * fraction(`${openId}:${date}:unique`, 0.4, 0.9));
     else if (field === 'audience_activity') {
-      entry[field] = Array.from({ length: 24 }, (_, hour) => ({ hour: String(hour), count: stableNumber(`${openId}:${date}:activity:${hour}`, 200) }));
+      entry[field] = Array.from({ length: 24 }, (_, hour) => ({
+        hour: String(hour),
+        count: stableNumber(`${openId}:${date}:activity:${hour}`, 200),
+      }));
     } else entry[field] = dailyCount(openId, date, field);
   }
   return entry;
@@ -204,7 +212,11 @@ function perSecond(seed: string, seconds: number, decay: boolean): Array<{ secon
 }
 
 /** One video/list field for a post; `comments` is the live count the caller passes in. */
-export function videoField(post: Post, field: string, extra: { comments: number; shareUrl: string; embedUrl: string; thumbnailUrl: string }): unknown {
+export function videoField(
+  post: Post,
+  field: string,
+  extra: { comments: number; shareUrl: string; embedUrl: string; thumbnailUrl: string },
+): unknown {
   const id = post.itemId;
   const views = videoViews(post);
   const averageWatched = round(post.durationSeconds * fraction(`${id}:watch`, 0.2, 0.9), 3);

@@ -72,7 +72,8 @@ export function registerInsights(app: FastifyInstance, ctx: SandboxContext): voi
     const end = dateParam(call.query, 'end_date') ?? addDays(now, -1);
     if (end < start) throw BUSINESS.invalid('end_date', 'Must not be earlier than start_date.');
     if (end > now) throw BUSINESS.invalid('end_date', 'Must not be later than today (UTC).');
-    if (start < addDays(now, -MAX_LOOKBACK_DAYS)) throw BUSINESS.invalid('start_date', `Must be at most ${MAX_LOOKBACK_DAYS} days before today (UTC).`);
+    if (start < addDays(now, -MAX_LOOKBACK_DAYS))
+      throw BUSINESS.invalid('start_date', `Must be at most ${MAX_LOOKBACK_DAYS} days before today (UTC).`);
 
     const posts = ctx.posts.list(account.openId);
     const profile: Record<string, () => unknown> = {
@@ -96,7 +97,8 @@ export function registerInsights(app: FastifyInstance, ctx: SandboxContext): voi
     const daily = fields.filter((f) => (DAILY_FIELDS as readonly string[]).includes(f));
     if (daily.length > 0) {
       const metrics = [];
-      for (let date = start; date <= end && date < now; date = addDays(date, 1)) metrics.push(dailyMetrics(account.openId, date, now, daily));
+      for (let date = start; date <= end && date < now; date = addDays(date, 1))
+        metrics.push(dailyMetrics(account.openId, date, now, daily));
       data.metrics = metrics;
     }
     return data;
@@ -141,6 +143,7 @@ function videoFilters(raw: Record<string, unknown>): { videoIds?: string[]; adPo
   if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))) {
     throw BUSINESS.invalid('filters.video_ids', 'Not a valid list of strings.');
   }
-  if (raw.ad_post_only !== undefined && typeof raw.ad_post_only !== 'boolean') throw BUSINESS.invalid('filters.ad_post_only', 'Not a valid boolean.');
+  if (raw.ad_post_only !== undefined && typeof raw.ad_post_only !== 'boolean')
+    throw BUSINESS.invalid('filters.ad_post_only', 'Not a valid boolean.');
   return { ...(ids ? { videoIds: ids as string[] } : {}), adPostOnly: raw.ad_post_only === true };
 }

@@ -70,7 +70,7 @@ export const WINDOW_MAX_MESSAGES = 10;
 /** Why a business message may not go out now, or undefined when it may. */
 export function windowRefusal(conversation: Conversation, now: number): string | undefined {
   if (conversation.lastUserMessageAt === undefined || now - conversation.lastUserMessageAt > WINDOW_MS) {
-    return 'The messaging window of this conversation is closed: a business account can send messages only within 48 hours after the user\'s last message.';
+    return "The messaging window of this conversation is closed: a business account can send messages only within 48 hours after the user's last message.";
   }
   if (conversation.sentInWindow >= WINDOW_MAX_MESSAGES) {
     return `The message limit of this conversation is reached: a business account can send at most ${WINDOW_MAX_MESSAGES} messages within 48 hours after the user's last message; wait for the user to write again.`;
@@ -83,7 +83,9 @@ export function windowRefusal(conversation: Conversation, now: number): string |
  * least once) and the user wrote within the last 48 hours. Image sends follow the same rule.
  */
 export function canSendImage(conversation: Conversation, now: number): boolean {
-  return conversation.type === 'SINGLE' && conversation.lastUserMessageAt !== undefined && now - conversation.lastUserMessageAt <= WINDOW_MS;
+  return (
+    conversation.type === 'SINGLE' && conversation.lastUserMessageAt !== undefined && now - conversation.lastUserMessageAt <= WINDOW_MS
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,7 +180,12 @@ export class MessageStore {
   /** Appends a message; a user's message opens a new window, a business API message counts against it. */
   add(conversation: Conversation, message: Omit<DirectMessage, 'messageId' | 'conversationId' | 'timestamp'>): DirectMessage {
     const now = this.now();
-    const stored: DirectMessage = { ...message, messageId: numericId(now), conversationId: conversation.conversationId, timestamp: Math.floor(now) };
+    const stored: DirectMessage = {
+      ...message,
+      messageId: numericId(now),
+      conversationId: conversation.conversationId,
+      timestamp: Math.floor(now),
+    };
     conversation.messages.push(stored);
     conversation.updateTime = stored.timestamp;
     if (!message.fromBusiness) {
@@ -191,7 +198,12 @@ export class MessageStore {
     return stored;
   }
 
-  saveMedia(openId: string, bytes: Buffer, contentType: string, mediaId = `v0${createHash('sha256').update(bytes).update(randomBytes(8)).digest('hex').slice(0, 30)}`): Media {
+  saveMedia(
+    openId: string,
+    bytes: Buffer,
+    contentType: string,
+    mediaId = `v0${createHash('sha256').update(bytes).update(randomBytes(8)).digest('hex').slice(0, 30)}`,
+  ): Media {
     const media: Media = { mediaId, openId, bytes, contentType, expiresAt: this.now() + 30 * 86_400_000 };
     this.state(openId).media.set(mediaId, media);
     return media;

@@ -34,14 +34,7 @@ import { solidPng } from '../solid-png';
 import { personFrom, pictureUrl } from './comment-store';
 import { registerAutoMessages } from './auto-messages';
 import { readMultipart } from './uploads';
-import {
-  canSendImage,
-  MessageStore,
-  windowRefusal,
-  type Conversation,
-  type DirectMessage,
-  type Template,
-} from './message-store';
+import { canSendImage, MessageStore, windowRefusal, type Conversation, type DirectMessage, type Template } from './message-store';
 
 const API = '/open_api/v1.3/business/message';
 const DOWNLOAD_VALID_MS = 24 * 3_600_000;
@@ -53,7 +46,13 @@ const SEND_TYPES = ['TEXT', 'IMAGE', 'SHARE_POST', 'TEMPLATE', 'SENDER_ACTION'] 
 type SendType = (typeof SEND_TYPES)[number];
 
 /** The body object each message_type requires; the others must be absent. */
-const PAYLOAD_OF: Record<SendType, string> = { TEXT: 'text', IMAGE: 'image', SHARE_POST: 'share_post', TEMPLATE: 'template', SENDER_ACTION: 'sender_action' };
+const PAYLOAD_OF: Record<SendType, string> = {
+  TEXT: 'text',
+  IMAGE: 'image',
+  SHARE_POST: 'share_post',
+  TEMPLATE: 'template',
+  SENDER_ACTION: 'sender_action',
+};
 
 /** The platform takes JPG and PNG for message images. */
 const MEDIA_FORMATS: readonly ImageFormat[] = ['JPEG', 'PNG'];
@@ -88,12 +87,19 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
   const embedUrl = (itemId: string) => `https://www.tiktok.com/player/v1/${itemId}`;
 
   /** Reads the payload of a business message; the caller has checked that only its object is present. */
-  const payloadReaders: Record<Exclude<SendType, 'SENDER_ACTION'>, (b: Params, account: Account) => Omit<DirectMessage, 'messageId' | 'conversationId' | 'timestamp' | 'fromBusiness' | 'source'>> = {
+  const payloadReaders: Record<
+    Exclude<SendType, 'SENDER_ACTION'>,
+    (b: Params, account: Account) => Omit<DirectMessage, 'messageId' | 'conversationId' | 'timestamp' | 'fromBusiness' | 'source'>
+  > = {
     TEXT: (b) => ({ type: 'TEXT', text: b.requiredString('text.body', { max: MAX_TEXT }) }),
     IMAGE: (b, account) => {
       const mediaId = b.requiredString('image.media_id');
       const media = store.media(account.openId, mediaId);
-      if (!media || media.expiresAt < now()) throw BUSINESS.invalid('image.media_id', 'Unknown or expired media_id: upload the image with business/message/media/upload/ first.');
+      if (!media || media.expiresAt < now())
+        throw BUSINESS.invalid(
+          'image.media_id',
+          'Unknown or expired media_id: upload the image with business/message/media/upload/ first.',
+        );
       return { type: 'IMAGE', imageMediaId: mediaId };
     },
     SHARE_POST: (b, account) => {
@@ -109,8 +115,14 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
   /** A message as content/list returns it. */
   const wireMessage = (account: Account, conversation: Conversation, m: DirectMessage) => {
     const [from, to] = m.fromBusiness
-      ? [{ role: 'BUSINESS_ACCOUNT', ...business(account) }, { role: 'PERSONAL_ACCOUNT', id: conversation.user.uniqueIdentifier, username: conversation.user.username }]
-      : [{ role: 'PERSONAL_ACCOUNT', id: conversation.user.uniqueIdentifier, username: conversation.user.username }, { role: 'BUSINESS_ACCOUNT', ...business(account) }];
+      ? [
+          { role: 'BUSINESS_ACCOUNT', ...business(account) },
+          { role: 'PERSONAL_ACCOUNT', id: conversation.user.uniqueIdentifier, username: conversation.user.username },
+        ]
+      : [
+          { role: 'PERSONAL_ACCOUNT', id: conversation.user.uniqueIdentifier, username: conversation.user.username },
+          { role: 'BUSINESS_ACCOUNT', ...business(account) },
+        ];
     return {
       sender: from.username,
       recipient: to.username,
@@ -152,7 +164,12 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
         ? {
             template: {
               type: m.template.type.toLowerCase(),
-              elements: [{ title: m.template.title, buttons: m.template.buttons.map((b) => ({ text: b.title, type: b.type, ...(b.id ? { id: b.id } : {}) })) }],
+              elements: [
+                {
+                  title: m.template.title,
+                  buttons: m.template.buttons.map((b) => ({ text: b.title, type: b.type, ...(b.id ? { id: b.id } : {}) })),
+                },
+              ],
             },
           }
         : {}),
@@ -163,7 +180,8 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     });
   };
 
-  const conversationOf = (account: Account, conversationId: string) => store.conversation(account.openId, conversationId) ?? raise(invalidConversation());
+  const conversationOf = (account: Account, conversationId: string) =>
+    store.conversation(account.openId, conversationId) ?? raise(invalidConversation());
 
   officialRoute(app, ctx, 'business', 'GET', `${API}/conversation/list/`, (call) => {
     const account = requireOwnBusiness(call, 'query');
@@ -192,7 +210,12 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
         .reverse()
         .map((m) => wireMessage(account, conversation, m)),
       participants: [
-        { role: 'BUSINESS_ACCOUNT', id: account.openId, display_name: account.displayName, profile_image: pictureUrl(ctx, `avatar:${account.openId}`) },
+        {
+          role: 'BUSINESS_ACCOUNT',
+          id: account.openId,
+          display_name: account.displayName,
+          profile_image: pictureUrl(ctx, `avatar:${account.openId}`),
+        },
         {
           role: 'PERSONAL_ACCOUNT',
           id: conversation.user.uniqueIdentifier,
@@ -208,8 +231,11 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     const account = requireOwnBusiness(call, 'body');
     const b = call.body;
     if (b.has('direct_reply')) {
-      if (b.has('recipient_type') || b.has('recipient')) throw BUSINESS.invalid('direct_reply', 'Not allowed together with recipient_type and recipient.');
-      throw BUSINESS.noPermission('Direct replies to comments (Comment-to-Message) are available only to Business Accounts registered in Vietnam, Indonesia and Thailand.');
+      if (b.has('recipient_type') || b.has('recipient'))
+        throw BUSINESS.invalid('direct_reply', 'Not allowed together with recipient_type and recipient.');
+      throw BUSINESS.noPermission(
+        'Direct replies to comments (Comment-to-Message) are available only to Business Accounts registered in Vietnam, Indonesia and Thailand.',
+      );
     }
     b.requiredString('recipient_type', { oneOf: ['CONVERSATION'] });
     const conversationId = b.requiredString('recipient');
@@ -217,7 +243,8 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     for (const [type, key] of Object.entries(PAYLOAD_OF)) {
       if (type !== messageType && b.has(key)) throw BUSINESS.invalid(key, `Not allowed with message_type ${messageType}.`);
     }
-    if (b.has('referenced_message_info') && messageType !== 'TEXT') throw BUSINESS.invalid('referenced_message_info', 'Only allowed with message_type TEXT.');
+    if (b.has('referenced_message_info') && messageType !== 'TEXT')
+      throw BUSINESS.invalid('referenced_message_info', 'Only allowed with message_type TEXT.');
 
     if (messageType === 'SENDER_ACTION') {
       b.requiredString('sender_action', { oneOf: ['TYPING', 'MARK_READ'] });
@@ -225,7 +252,9 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
       return { message: { message_id: '' } };
     }
     const payload = payloadReaders[messageType](b, account);
-    const referencedMessageId = b.has('referenced_message_info') ? b.requiredString('referenced_message_info.referenced_message_id') : undefined;
+    const referencedMessageId = b.has('referenced_message_info')
+      ? b.requiredString('referenced_message_info.referenced_message_id')
+      : undefined;
     const conversation = conversationOf(account, conversationId);
     if (referencedMessageId !== undefined && !conversation.messages.some((m) => m.messageId === referencedMessageId)) {
       throw BUSINESS.notFound(`Message ${referencedMessageId} in the conversation`);
@@ -233,9 +262,17 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     const refusal = windowRefusal(conversation, now());
     if (refusal) throw new OfficialError(40064, refusal);
     if (messageType === 'IMAGE' && !canSendImage(conversation, now())) {
-      throw new OfficialError(40064, 'Images cannot be sent in this conversation yet (IMAGE_SEND is false): reply with text first; see business/message/capabilities/get/.');
+      throw new OfficialError(
+        40064,
+        'Images cannot be sent in this conversation yet (IMAGE_SEND is false): reply with text first; see business/message/capabilities/get/.',
+      );
     }
-    const message = store.add(conversation, { ...payload, fromBusiness: true, source: 'API', ...(referencedMessageId ? { referencedMessageId } : {}) });
+    const message = store.add(conversation, {
+      ...payload,
+      fromBusiness: true,
+      source: 'API',
+      ...(referencedMessageId ? { referencedMessageId } : {}),
+    });
     pushMessage(account, conversation, message);
     return { message: { message_id: message.messageId } };
   });
@@ -306,7 +343,8 @@ function registerMediaDownloads(app: FastifyInstance, ctx: SandboxContext, store
     if (!verified?.ok || verified.claims.openId !== download.openId) {
       return reply.code(403).send({ error: 'x-user must carry a valid access token of the account the link was issued to' });
     }
-    if (ctx.clock.now() > download.expiresAt) return reply.code(403).send({ error: 'the download link has expired (links are valid for 24 hours)' });
+    if (ctx.clock.now() > download.expiresAt)
+      return reply.code(403).send({ error: 'the download link has expired (links are valid for 24 hours)' });
     return reply.type(download.media.contentType).send(download.media.bytes);
   });
 }
@@ -322,12 +360,17 @@ function registerMessageControl(
   const welcome = (account: Account, conversation: Conversation) => {
     const greeting = store.autoMessages(account.openId, 'WELCOME_MESSAGE').find((m) => m.auditStatus === 'APPROVED');
     if (!greeting || store.autoStatus(account.openId, 'WELCOME_MESSAGE') !== 'ENABLE') return;
-    const m = store.add(conversation, { fromBusiness: true, source: 'OTHERS', type: 'TEXT', text: greeting.content.content!, autoMessageType: 'WELCOME_MESSAGE' });
+    const m = store.add(conversation, {
+      fromBusiness: true,
+      source: 'OTHERS',
+      type: 'TEXT',
+      text: greeting.content.content!,
+      autoMessageType: 'WELCOME_MESSAGE',
+    });
     pushMessage(account, conversation, m);
   };
 
   controlRoutes(app, ctx, (control) => {
-
     control.post('/_sandbox/accounts/:openId/messages', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);
       const b = objectBody(request.body);
@@ -341,7 +384,8 @@ function registerMessageControl(
       if (b.conversationId !== undefined) {
         conversation = store.conversation(account.openId, String(b.conversationId));
         if (!conversation) throw new ControlError(404, `no conversation ${String(b.conversationId)} of ${account.openId}`);
-        if (from !== undefined && from !== conversation.user.uniqueIdentifier) throw new ControlError(400, 'from is not the user of conversationId');
+        if (from !== undefined && from !== conversation.user.uniqueIdentifier)
+          throw new ControlError(400, 'from is not the user of conversationId');
       } else if (from !== undefined) {
         conversation = store.conversationWith(account.openId, from);
       }
@@ -353,7 +397,8 @@ function registerMessageControl(
         welcome(account, conversation);
       }
       // A user's picture the test did not upload gets placeholder bytes, so media/download still serves something.
-      if (imageMediaId !== undefined && !store.media(account.openId, imageMediaId)) store.saveMedia(account.openId, solidPng(64, 64), 'image/png', imageMediaId);
+      if (imageMediaId !== undefined && !store.media(account.openId, imageMediaId))
+        store.saveMedia(account.openId, solidPng(64, 64), 'image/png', imageMediaId);
       const message = store.add(conversation, {
         fromBusiness: false,
         source: 'APP',

@@ -73,7 +73,10 @@ function consentForm(ctx: SandboxContext, q: Record<string, string | undefined>)
 }
 
 function badRequestPage(reply: FastifyReply, message: string) {
-  return reply.code(400).type('text/html; charset=utf-8').send(page('Authorization error', `<h1>Authorization error</h1><p>${escapeHtml(message)}</p>`));
+  return reply
+    .code(400)
+    .type('text/html; charset=utf-8')
+    .send(page('Authorization error', `<h1>Authorization error</h1><p>${escapeHtml(message)}</p>`));
 }
 
 function validRedirect(uri: string | undefined): uri is string {
@@ -128,7 +131,8 @@ export function registerBusinessOAuth(app: FastifyInstance, ctx: SandboxContext)
     checkClient(ctx, client.id, client.secret);
     if (grantType !== 'authorization_code') throw new OfficialError(40108, 'Invalid grant_type.');
     const verified = ctx.tokens.verify(authCode, 'code', 'business');
-    if (!verified.ok || verified.claims.redirectUri !== redirectUri) throw new OfficialError(40110, 'The authorization code is invalid, used or expired.');
+    if (!verified.ok || verified.claims.redirectUri !== redirectUri)
+      throw new OfficialError(40110, 'The authorization code is invalid, used or expired.');
     ctx.tokens.revoke(verified.claims);
     const account = ctx.accounts.forToken(verified.claims.openId, 'business');
     return tokenResponse(ctx, account, verified.claims.scope);
@@ -142,7 +146,9 @@ export function registerBusinessOAuth(app: FastifyInstance, ctx: SandboxContext)
     if (grantType !== 'refresh_token') throw new OfficialError(40108, 'Invalid grant_type.');
     const verified = ctx.tokens.verify(refreshToken, 'refresh', 'business');
     if (!verified.ok) {
-      throw verified.reason === 'expired' ? new OfficialError(40103, 'The refresh token has expired.') : new OfficialError(40107, 'The refresh token is invalid.');
+      throw verified.reason === 'expired'
+        ? new OfficialError(40103, 'The refresh token has expired.')
+        : new OfficialError(40107, 'The refresh token is invalid.');
     }
     // Refresh tokens rotate: the one just used stops working.
     ctx.tokens.revoke(verified.claims);
@@ -165,7 +171,9 @@ export function registerBusinessOAuth(app: FastifyInstance, ctx: SandboxContext)
     if (appId !== ctx.settings.vplatAppId) throw new OfficialError(40113, 'The app does not exist or does not match the token.');
     const verified = ctx.tokens.verify(accessToken, 'access', 'business');
     if (!verified.ok) {
-      throw verified.reason === 'expired' ? new OfficialError(40102, 'Access token has expired.') : new OfficialError(40105, 'Access token is incorrect or has been revoked.');
+      throw verified.reason === 'expired'
+        ? new OfficialError(40102, 'Access token has expired.')
+        : new OfficialError(40105, 'Access token is incorrect or has been revoked.');
     }
     const claims: TokenClaims = verified.claims;
     return { app_id: appId, scope: claims.scope.join(','), creator_id: claims.openId };

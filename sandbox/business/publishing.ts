@@ -87,7 +87,9 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
   const tasks = new Map<string, PublishTask>();
 
   const privacyOptions = (account: Account) =>
-    account.isPrivate ? ['FOLLOWER_OF_CREATOR', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'] : ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'];
+    account.isPrivate
+      ? ['FOLLOWER_OF_CREATOR', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY']
+      : ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'];
 
   const notify = (task: PublishTask, event: string, extra: Record<string, unknown> = {}) => {
     // Only video posts have publish webhooks on the platform.
@@ -137,7 +139,13 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     }
     task.status = 'PUBLISH_COMPLETE';
     notify(task, 'post.publish.complete');
-    const post = ctx.posts.add({ openId: task.openId, mediaType: task.media, caption, createTime: ctx.clock.nowSeconds(), durationSeconds: 15 + stableNumber(task.shareId, 45) });
+    const post = ctx.posts.add({
+      openId: task.openId,
+      mediaType: task.media,
+      caption,
+      createTime: ctx.clock.nowSeconds(),
+      durationSeconds: 15 + stableNumber(task.shareId, 45),
+    });
     task.postId = post.itemId;
     task.postIdVisibleAt = ctx.clock.now() + ctx.settings.postIdDelayMs;
     ctx.clock.after(ctx.settings.postIdDelayMs, () => notify(task, 'post.publish.publicly_available', { post_id: post.itemId }));
@@ -183,7 +191,8 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     if (caption.length > 2200) throw BUSINESS.invalid('post_info.caption', 'Length must be at most 2200.');
     if (mentionCount(caption) > 30) throw BUSINESS.invalid('post_info.caption', 'At most 30 mentions are allowed.');
     if (!draft) brandFlags(body);
-    for (const flag of ['disable_comment', 'disable_duet', 'disable_stitch', 'is_ai_generated', 'is_ads_only']) body.boolean(`post_info.${flag}`);
+    for (const flag of ['disable_comment', 'disable_duet', 'disable_stitch', 'is_ai_generated', 'is_ads_only'])
+      body.boolean(`post_info.${flag}`);
     body.integer('post_info.thumbnail_offset', { min: 0 });
     const customThumbnail = body.string('custom_thumbnail_url', { max: 2048 });
     if (customThumbnail) checkMediaUrl('custom_thumbnail_url', customThumbnail);
@@ -211,7 +220,8 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     if (!body.object('post_info')) throw BUSINESS.missing('post_info');
     const draft = body.boolean('post_info.is_draft') ?? false;
     const privacy = body.requiredString('post_info.privacy_level', { oneOf: PRIVACY_LEVELS });
-    if (!privacyOptions(account).includes(privacy)) throw BUSINESS.invalid('post_info.privacy_level', 'Not available for this account; see video/settings.');
+    if (!privacyOptions(account).includes(privacy))
+      throw BUSINESS.invalid('post_info.privacy_level', 'Not available for this account; see video/settings.');
     const title = body.string('post_info.title') ?? '';
     if (title.length > 90) throw BUSINESS.invalid('post_info.title', 'Length must be at most 90.');
     const caption = body.string('post_info.caption') ?? '';
@@ -230,7 +240,8 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     const publishId = call.query.requiredString('publish_id');
     const task = tasks.get(publishId);
     if (!task || task.openId !== account.openId) throw new OfficialError(40007, 'The publish_id does not exist.');
-    const postIds = task.postId && task.postIdVisibleAt !== undefined && ctx.clock.now() >= task.postIdVisibleAt ? [task.postId] : undefined;
+    const postIds =
+      task.postId && task.postIdVisibleAt !== undefined && ctx.clock.now() >= task.postIdVisibleAt ? [task.postId] : undefined;
     return { status: task.status, ...(postIds ? { post_ids: postIds } : {}), ...(task.status === 'FAILED' ? { reason: task.reason } : {}) };
   });
 
@@ -251,7 +262,10 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     call.query.string('language', { max: 10 });
     const base = keyword.toLowerCase().replace(/\s+/g, '');
     if (!/^[\p{L}\p{N}_]+$/u.test(base)) return { suggestions: [{ name: keyword, view_count: 0 }] };
-    const [exact, ...rest] = HASHTAG_SUFFIXES.map((suffix) => ({ name: `${base}${suffix}`, view_count: stableNumber(`${base}${suffix}`, 5_000_000_000) }));
+    const [exact, ...rest] = HASHTAG_SUFFIXES.map((suffix) => ({
+      name: `${base}${suffix}`,
+      view_count: stableNumber(`${base}${suffix}`, 5_000_000_000),
+    }));
     return { suggestions: [exact!, ...rest.sort((a, b) => b.view_count - a.view_count)] };
   });
 
@@ -260,7 +274,11 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
     const search = call.query.requiredString('search_query', { max: 100 }).toLowerCase();
     const locations = LOCATIONS.filter(([name, address]) => name.toLowerCase().includes(search) || address.toLowerCase().includes(search))
       .slice(0, 20)
-      .map(([name, address]) => ({ location_name: name, location_id: String(6_000_000_000 + stableNumber(name, 999_999_999)), location_address: address }));
+      .map(([name, address]) => ({
+        location_name: name,
+        location_id: String(6_000_000_000 + stableNumber(name, 999_999_999)),
+        location_address: address,
+      }));
     return { locations };
   });
 }

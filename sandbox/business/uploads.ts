@@ -9,7 +9,9 @@ export interface UploadedFile {
 }
 
 /** A multipart request's text fields and files, read whole (the official limits are a few MB). */
-export async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<string, string>; files: Record<string, UploadedFile> }> {
+export async function readMultipart(
+  request: FastifyRequest,
+): Promise<{ fields: Record<string, string>; files: Record<string, UploadedFile> }> {
   if (!request.isMultipart()) throw new OfficialError(40000, 'The request must be multipart/form-data.');
   const fields: Record<string, string> = {};
   const files: Record<string, UploadedFile> = {};

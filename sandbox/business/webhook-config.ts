@@ -31,9 +31,15 @@ export function registerWebhookConfig(app: FastifyInstance, ctx: SandboxContext)
     // The platform requires https; the emulator also takes http so that local receivers work.
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new OfficialError(40002, 'callback_url: Not a valid URL.');
     const itemList = body.stringArray('item_list', { max: 100 }) ?? [];
-    if (itemList.length > 0 && eventType !== 'COMMENT') throw new OfficialError(40002, 'item_list: Only allowed for the COMMENT event type.');
+    if (itemList.length > 0 && eventType !== 'COMMENT')
+      throw new OfficialError(40002, 'item_list: Only allowed for the COMMENT event type.');
     const subscription = ctx.webhooks.subscribe(eventType, callbackUrl, itemList);
-    return { app_id: ctx.settings.vplatAppId, event_type: eventType, callback_url: subscription.callbackUrl, item_list: subscription.itemList };
+    return {
+      app_id: ctx.settings.vplatAppId,
+      event_type: eventType,
+      callback_url: subscription.callbackUrl,
+      item_list: subscription.itemList,
+    };
   });
 
   appRoute(app, 'business', 'GET', '/open_api/v1.3/business/webhook/list/', ({ query }) => {

@@ -29,7 +29,6 @@ function checkStatus(value: unknown, name: string): CheckStatus {
 export function registerShopControl(app: FastifyInstance, ctx: SandboxContext): void {
   const state = shopState(ctx);
   controlRoutes(app, ctx, (control) => {
-
     // Body: title (required), price (e.g. "12.50"), currency, addedStatus, brandName, salesCount, id.
     control.post('/_sandbox/shop/:openId/products', async (request) => {
       const account = shopAccount(ctx, request.params);
@@ -39,10 +38,13 @@ export function registerShopControl(app: FastifyInstance, ctx: SandboxContext): 
         throw new ControlError(400, `addedStatus must be one of ${ADDED_STATUSES.join(', ')}`);
       }
       const price = b.price === undefined ? undefined : Number(b.price);
-      if (price !== undefined && !(Number.isFinite(price) && price >= 0)) throw new ControlError(400, 'price must be a non-negative number');
-      if (b.id !== undefined && !(typeof b.id === 'string' && /^\d{1,19}$/.test(b.id))) throw new ControlError(400, 'id must be a numeric string');
+      if (price !== undefined && !(Number.isFinite(price) && price >= 0))
+        throw new ControlError(400, 'price must be a non-negative number');
+      if (b.id !== undefined && !(typeof b.id === 'string' && /^\d{1,19}$/.test(b.id)))
+        throw new ControlError(400, 'id must be a numeric string');
       const salesCount = b.salesCount === undefined ? undefined : Number(b.salesCount);
-      if (salesCount !== undefined && !(Number.isInteger(salesCount) && salesCount >= 0)) throw new ControlError(400, 'salesCount must be a non-negative integer');
+      if (salesCount !== undefined && !(Number.isInteger(salesCount) && salesCount >= 0))
+        throw new ControlError(400, 'salesCount must be a non-negative integer');
       const product = state.catalog.add(account.openId, {
         title: b.title,
         ...(b.id !== undefined ? { id: b.id as string } : {}),

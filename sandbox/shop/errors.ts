@@ -13,8 +13,10 @@ export const CREATOR = {
   productNotFound: (productId: string) => new OfficialError(170001011, `The product ${productId} does not exist.`),
   productUnavailable: (productId: string) => new OfficialError(170001012, `The product ${productId} is not available for this creator.`),
   notCreatorsVideo: () => new OfficialError(170001016, 'The video does not belong to this creator.'),
-  precheckQuota: (limit: number) => new OfficialError(170001019, `The daily precheck quota (${limit} per day) has been exceeded. Please try again tomorrow.`),
+  precheckQuota: (limit: number) =>
+    new OfficialError(170001019, `The daily precheck quota (${limit} per day) has been exceeded. Please try again tomorrow.`),
   coverTimestamp: () => new OfficialError(170001024, 'Invalid cover_timestamp_ms: it must point inside the video.'),
-  invalidFileId: () => new OfficialError(170001040, 'Invalid file id: the file does not exist, belongs to another creator or has already been used.'),
+  invalidFileId: () =>
+    new OfficialError(170001040, 'Invalid file id: the file does not exist, belongs to another creator or has already been used.'),
   postingQuota: (quota: string) => new OfficialError(170001062, `Posting quota exceeded (${quota}). Please try again tomorrow.`),
 };

@@ -106,7 +106,8 @@ export class MusicLibrary {
       searchId = requestId();
       this.sessions.set(searchId, session);
     } else {
-      if (query.searchId === undefined) throw SHOP.invalid('search_id', 'is required with page_token: pass the search_id of the first page');
+      if (query.searchId === undefined)
+        throw SHOP.invalid('search_id', 'is required with page_token: pass the search_id of the first page');
       const found = this.sessions.get(query.searchId);
       if (!found || found.openId !== openId || this.now() - found.startedAt > SESSION_TTL_MS || found.keyword !== query.keyword) {
         throw SHOP.invalid('search_id', 'does not match this search');

@@ -89,7 +89,10 @@ function authorizeForm(ctx: SandboxContext, req: AuthorizeRequest): string {
 
 function sendPageError(reply: FastifyReply, err: unknown) {
   if (!(err instanceof PageError)) throw err;
-  return reply.code(400).type('text/html; charset=utf-8').send(page('Authorization failed', `<h1>Authorization failed</h1><p>${escapeHtml(err.message)}</p>`));
+  return reply
+    .code(400)
+    .type('text/html; charset=utf-8')
+    .send(page('Authorization failed', `<h1>Authorization failed</h1><p>${escapeHtml(err.message)}</p>`));
 }
 
 function checkApp(ctx: SandboxContext, query: Params, grantType: string): void {

@@ -43,7 +43,8 @@ export interface OfficialPrecheckTask {
 /** What a failed check reports, in the shape of the platform's examples. */
 const VIOLATION_ISSUE = {
   risk: 'Misleading Content',
-  suggestions: 'The video or its product anchor may mislead viewers about the product. Show the product as it is and avoid exaggerated claims.',
+  suggestions:
+    'The video or its product anchor may mislead viewers about the product. Show the product as it is and avoid exaggerated claims.',
 };
 const QUALITY_ISSUE = {
   code: 'LOW_RESOLUTION',
@@ -85,7 +86,13 @@ export class Prechecks {
     this.checkQuota(openId);
     const usage = this.usage(openId);
     this.daily.set(openId, { day: usage.day, count: usage.count + 1 });
-    const task: Task = { ...input, id: newItemId(this.now()), openId, submittedAt: this.now(), verdict: this.queued.get(openId)?.shift() ?? triggered(input.title) };
+    const task: Task = {
+      ...input,
+      id: newItemId(this.now()),
+      openId,
+      submittedAt: this.now(),
+      verdict: this.queued.get(openId)?.shift() ?? triggered(input.title),
+    };
     this.tasks.set(task.id, task);
     return task;
   }

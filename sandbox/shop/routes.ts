@@ -133,7 +133,8 @@ export function registerShop(app: FastifyInstance, ctx: SandboxContext): void {
     state.catalog.linkable(account.openId, productId);
     // The docs: cover_uri wins when both are sent, so the timestamp is then not looked at.
     if (coverUri !== undefined) {
-      if (!state.files.ownPhoto(account.openId, coverUri)) throw SHOP.invalid('video_info.cover_uri', 'does not name a photo uploaded by this creator');
+      if (!state.files.ownPhoto(account.openId, coverUri))
+        throw SHOP.invalid('video_info.cover_uri', 'does not name a photo uploaded by this creator');
     } else if (coverTimestampMs !== undefined && (coverTimestampMs < 0 || coverTimestampMs > COVER_TIMESTAMP_MAX_MS)) {
       throw CREATOR.coverTimestamp();
     }

@@ -28,7 +28,10 @@ export function shopState(ctx: SandboxContext): ShopState {
     state = {
       files: new ShopFiles(now),
       catalog: new Catalog((id) => assetUrl(ctx, 'products', `${id}.svg`)),
-      music: new MusicLibrary(now, { cover: (id) => assetUrl(ctx, 'covers', `${id}.svg`), play: (id) => assetUrl(ctx, 'music', `${id}.wav`) }),
+      music: new MusicLibrary(now, {
+        cover: (id) => assetUrl(ctx, 'covers', `${id}.svg`),
+        play: (id) => assetUrl(ctx, 'music', `${id}.wav`),
+      }),
       prechecks: new Prechecks(now, processingMs),
       videos: new ShopVideos({ now, processingMs, after: (ms, fire) => ctx.clock.after(ms, fire), addPost: (post) => ctx.posts.add(post) }),
     };

@@ -42,7 +42,12 @@ export default async function globalSetup(): Promise<void> {
   let s3: S3Server | undefined;
   if (!process.env.TEST_S3_ENDPOINT) {
     s3 = await startMinio();
-    Object.assign(process.env, { TEST_S3_ENDPOINT: s3.endpoint, TEST_S3_ACCESS_KEY_ID: s3.accessKeyId, TEST_S3_SECRET_ACCESS_KEY: s3.secretAccessKey, TEST_S3_BUCKET: s3.bucket });
+    Object.assign(process.env, {
+      TEST_S3_ENDPOINT: s3.endpoint,
+      TEST_S3_ACCESS_KEY_ID: s3.accessKeyId,
+      TEST_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      TEST_S3_BUCKET: s3.bucket,
+    });
   }
   globalThis.__vpsTestResources = { devServer, s3, adminUrl: ADMIN_URL, database };
 }

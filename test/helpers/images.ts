@@ -41,7 +41,27 @@ export function png(width: number, height: number, padTo = 0): Buffer {
 /** A baseline JPEG header (SOI, APP0, SOF0 with the size) followed by filler and EOI. */
 export function jpeg(width: number, height: number): Buffer {
   const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
-  const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  const sof = Buffer.from([
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 0xff,
+    width >> 8,
+    width & 0xff,
+    0x03,
+    1,
+    0x22,
+    0,
+    2,
+    0x11,
+    1,
+    3,
+    0x11,
+    1,
+  ]);
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof, randomBytes(256), Buffer.from([0xff, 0xd9])]);
 }
 
@@ -56,7 +76,11 @@ export async function postPhoto(
     if (typeof value === 'string') form.append(name, value);
     else form.append(name, new Blob([value.bytes], { type: value.type ?? 'image/png' }), value.fileName);
   }
-  const res = await fetch(`${baseUrl}/v1/photos`, { method: 'POST', body: form, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+  const res = await fetch(`${baseUrl}/v1/photos`, {
+    method: 'POST',
+    body: form,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as Envelope<Photo>['body'] };
 }

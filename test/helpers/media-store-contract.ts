@@ -47,8 +47,15 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
     it('stores a stream whole and reports its size, SHA-256 and first bytes; reads a byte range back', async () => {
       const bytes = randomBytes(opts.largeBytes);
       const progress: number[] = [];
-      const stored = await t.store.write('videos/vid_a', chunked(bytes, 64 * 1024), { maxBytes: opts.largeBytes, onProgress: (n) => progress.push(n) });
-      expect(stored).toEqual({ sizeBytes: opts.largeBytes, sha256: createHash('sha256').update(bytes).digest('hex'), head: bytes.subarray(0, HEAD_BYTES) });
+      const stored = await t.store.write('videos/vid_a', chunked(bytes, 64 * 1024), {
+        maxBytes: opts.largeBytes,
+        onProgress: (n) => progress.push(n),
+      });
+      expect(stored).toEqual({
+        sizeBytes: opts.largeBytes,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        head: bytes.subarray(0, HEAD_BYTES),
+      });
       expect(progress.at(-1)).toBe(opts.largeBytes);
       expect(await t.store.size('videos/vid_a')).toBe(opts.largeBytes);
       const read: Buffer[] = [];
@@ -81,7 +88,9 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
     });
 
     it('accepts a file of exactly the cap', async () => {
-      await expect(t.store.write('videos/vid_d', chunked(Buffer.alloc(2000)), { maxBytes: 2000 })).resolves.toMatchObject({ sizeBytes: 2000 });
+      await expect(t.store.write('videos/vid_d', chunked(Buffer.alloc(2000)), { maxBytes: 2000 })).resolves.toMatchObject({
+        sizeBytes: 2000,
+      });
     });
 
     it('leaves nothing of a body cut midway, and keeps an earlier complete file intact', async () => {
@@ -137,11 +146,14 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
               sent += chunk.length;
               return void this.push(chunk);
             }
-            const drop = () => (points.some((p) => p.offset > writing.offset) ? this.destroy(new Error('connection reset')) : setTimeout(drop, 20));
+            const drop = () =>
+              points.some((p) => p.offset > writing.offset) ? this.destroy(new Error('connection reset')) : setTimeout(drop, 20);
             drop();
           },
         });
-        await expect(writing.complete(cut, { maxBytes: bytes.length, onCheckpoint: (p) => points.push(p) })).rejects.toThrow('connection reset');
+        await expect(writing.complete(cut, { maxBytes: bytes.length, onCheckpoint: (p) => points.push(p) })).rejects.toThrow(
+          'connection reset',
+        );
         return { last: points.at(-1)!, points };
       }
 
@@ -167,7 +179,10 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
         const writing = await t.store.resumableWrite('videos/vid_r2', JSON.parse(JSON.stringify(last)) as ResumePoint);
         expect({ offset: writing.offset, lostResume: writing.lostResume }).toEqual({ offset: last.offset, lostResume: undefined });
         const progress: number[] = [];
-        const stored = await writing.complete(chunked(bytes.subarray(writing.offset), 64 * 1024), { maxBytes: bytes.length, onProgress: (n) => progress.push(n) });
+        const stored = await writing.complete(chunked(bytes.subarray(writing.offset), 64 * 1024), {
+          maxBytes: bytes.length,
+          onProgress: (n) => progress.push(n),
+        });
         expect(stored).toEqual({ sizeBytes: bytes.length, sha256: sha256(bytes), head: bytes.subarray(0, HEAD_BYTES) });
         expect(progress.at(-1)).toBe(bytes.length);
         expect(sha256(await readAll(t.store, 'videos/vid_r2'))).toBe(sha256(bytes));
@@ -180,7 +195,17 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
         // Cut before it stored anything more: the next attempt still has only the first checkpoint.
         const again = await t.store.resumableWrite('videos/vid_r3', first.last);
         expect(again.offset).toBe(first.last.offset);
-        await expect(again.complete(Readable.from((async function* () { yield* []; throw new Error('connection reset'); })()), { maxBytes: bytes.length })).rejects.toThrow('connection reset');
+        await expect(
+          again.complete(
+            Readable.from(
+              (async function* () {
+                yield* [];
+                throw new Error('connection reset');
+              })(),
+            ),
+            { maxBytes: bytes.length },
+          ),
+        ).rejects.toThrow('connection reset');
         const second = await interrupted('videos/vid_r3', bytes, Math.floor(bytes.length * 0.8), first.last);
         expect(second.last.offset).toBeGreaterThan(first.last.offset);
         const writing = await t.store.resumableWrite('videos/vid_r3', second.last);
@@ -205,7 +230,10 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
         // The source answered with the whole file (another one, even): the stored part is not used.
         writing.restart();
         expect(writing.offset).toBe(0);
-        await expect(writing.complete(chunked(other), { maxBytes: other.length })).resolves.toMatchObject({ sizeBytes: other.length, sha256: sha256(other) });
+        await expect(writing.complete(chunked(other), { maxBytes: other.length })).resolves.toMatchObject({
+          sizeBytes: other.length,
+          sha256: sha256(other),
+        });
         expect(sha256(await readAll(t.store, 'videos/vid_r5'))).toBe(sha256(other));
         expect(await t.leftovers()).toEqual(['videos/vid_r4', 'videos/vid_r5']);
       });
@@ -215,7 +243,9 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
         const { last } = await interrupted('videos/vid_r6', bytes, Math.floor(bytes.length * 0.6));
         expect(await t.leftovers()).not.toEqual([]);
         const writing = await t.store.resumableWrite('videos/vid_r6', last);
-        await expect(writing.complete(chunked(bytes.subarray(writing.offset)), { maxBytes: bytes.length - 1 })).rejects.toBeInstanceOf(MediaTooLargeError);
+        await expect(writing.complete(chunked(bytes.subarray(writing.offset)), { maxBytes: bytes.length - 1 })).rejects.toBeInstanceOf(
+          MediaTooLargeError,
+        );
         expect(await t.store.size('videos/vid_r6')).toBeUndefined();
         await t.store.discardResumable('videos/vid_r6');
         await t.store.discardResumable('videos/vid_r6');

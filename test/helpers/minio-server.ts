@@ -25,7 +25,10 @@ export interface S3Server {
 }
 
 export function findMinio(): string {
-  const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'minio.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'minio.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const found = result.stdout.trim().split('\n').pop();
   if (result.status !== 0 || !found) throw new Error('MinIO not found and could not be built; see scripts/minio.sh');
   return found;
@@ -64,7 +67,10 @@ export async function startMinio(opts: { startTimeoutMs?: number } = {}): Promis
   const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`MinIO exited with ${child.exitCode}: ${stderr}`);
-    const live = await fetch(`${endpoint}/minio/health/live`).then((r) => r.ok, () => false);
+    const live = await fetch(`${endpoint}/minio/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (live) break;
     if (Date.now() > deadline) {
       await stop();
@@ -92,7 +98,11 @@ export async function startMinio(opts: { startTimeoutMs?: number } = {}): Promis
 }
 
 /** The settings a process needs to use this server's bucket, as environment variables. */
-export function s3Env(server: Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secretAccessKey'>, bucket: string, prefix?: string): Record<string, string> {
+export function s3Env(
+  server: Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secretAccessKey'>,
+  bucket: string,
+  prefix?: string,
+): Record<string, string> {
   return {
     MEDIA_STORE: 's3',
     MEDIA_S3_ENDPOINT: server.endpoint,
@@ -104,13 +114,22 @@ export function s3Env(server: Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secre
 }
 
 /** The suite's S3 server (global-setup starts it, or TEST_S3_ENDPOINT names one) with a fresh key prefix. */
-export function testS3(): { server: Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secretAccessKey'>; bucket: string; prefix: string; env: Record<string, string> } {
+export function testS3(): {
+  server: Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secretAccessKey'>;
+  bucket: string;
+  prefix: string;
+  env: Record<string, string>;
+} {
   const required = (name: string) => {
     const value = process.env[name];
     if (!value) throw new Error(`${name} is not set: the jest global setup starts MinIO and sets it`);
     return value;
   };
-  const server = { endpoint: required('TEST_S3_ENDPOINT'), accessKeyId: required('TEST_S3_ACCESS_KEY_ID'), secretAccessKey: required('TEST_S3_SECRET_ACCESS_KEY') };
+  const server = {
+    endpoint: required('TEST_S3_ENDPOINT'),
+    accessKeyId: required('TEST_S3_ACCESS_KEY_ID'),
+    secretAccessKey: required('TEST_S3_SECRET_ACCESS_KEY'),
+  };
   const bucket = process.env.TEST_S3_BUCKET ?? 'vps-test';
   const prefix = `t-${randomBytes(6).toString('hex')}/`;
   return { server, bucket, prefix, env: s3Env(server, bucket, prefix) };
@@ -122,7 +141,12 @@ type ServerAccess = Pick<S3Server, 'endpoint' | 'accessKeyId' | 'secretAccessKey
  * S3 store settings for tests: the smallest part S3 allows (so files of a few MB take the
  * multipart path), two parts in flight, a short timeout.
  */
-export function testStoreSettings(server: ServerAccess, bucket: string, keyPrefix: string, overrides: Partial<S3StoreSettings> = {}): S3StoreSettings {
+export function testStoreSettings(
+  server: ServerAccess,
+  bucket: string,
+  keyPrefix: string,
+  overrides: Partial<S3StoreSettings> = {},
+): S3StoreSettings {
   return {
     bucket,
     endpoint: server.endpoint,
@@ -139,5 +163,10 @@ export function testStoreSettings(server: ServerAccess, bucket: string, keyPrefi
 
 /** A client with the server's root credentials, for a test to look into the bucket. */
 export function adminS3Client(server: ServerAccess): S3Client {
-  return new S3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  return new S3Client({
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
 }

@@ -11,7 +11,8 @@ function box(type: string, ...payload: Buffer[]): Buffer {
   return Buffer.concat([header, body]);
 }
 
-const u32 = (...values: number[]) => Buffer.concat(values.map((v) => Buffer.from([(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255])));
+const u32 = (...values: number[]) =>
+  Buffer.concat(values.map((v) => Buffer.from([(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255])));
 const u16 = (...values: number[]) => Buffer.concat(values.map((v) => Buffer.from([(v >>> 8) & 255, v & 255])));
 const zeros = (n: number) => Buffer.alloc(n);
 const fullBox = (type: string, flags: number, ...payload: Buffer[]) => box(type, u32(flags), ...payload);
@@ -34,7 +35,18 @@ function moovBox(o: Required<Pick<Mp4Options, 'durationMs' | 'width' | 'height'>
   const mdhd = fullBox('mdhd', 0, u32(0, 0, timescale, o.durationMs), u16(0x55c4, 0));
   const hdlr = fullBox('hdlr', 0, u32(0), Buffer.from('vide', 'latin1'), zeros(12), Buffer.from('VideoHandler\0', 'latin1'));
   const avcC = box('avcC', Buffer.from([1, 100, 0, 31, 0xff, 0xe0, 0]));
-  const avc1 = box('avc1', zeros(6), u16(1), zeros(16), u16(o.width, o.height), u32(0x00480000, 0x00480000, 0), u16(1), zeros(32), u16(0x18, 0xffff), avcC);
+  const avc1 = box(
+    'avc1',
+    zeros(6),
+    u16(1),
+    zeros(16),
+    u16(o.width, o.height),
+    u32(0x00480000, 0x00480000, 0),
+    u16(1),
+    zeros(32),
+    u16(0x18, 0xffff),
+    avcC,
+  );
   const stbl = box(
     'stbl',
     fullBox('stsd', 0, u32(1), avc1),

@@ -15,7 +15,18 @@ export interface ChildHandle {
 /** Environment of the test process minus what would point a child at the suite's own services. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'CORE_URL', 'VPS_ADMIN_TOKEN', 'VPS_ENCRYPTION_KEY', 'PORT', 'CORE_PORT', 'SANDBOX_PORT', 'OPS_PORT', 'VPS_DATA_DIR']) {
+  for (const name of [
+    'DATABASE_URL',
+    'TEMPORAL_ADDRESS',
+    'CORE_URL',
+    'VPS_ADMIN_TOKEN',
+    'VPS_ENCRYPTION_KEY',
+    'PORT',
+    'CORE_PORT',
+    'SANDBOX_PORT',
+    'OPS_PORT',
+    'VPS_DATA_DIR',
+  ]) {
     delete env[name];
   }
   for (const name of Object.keys(env)) if (name.startsWith('MEDIA_') || name === 'VPS_MEDIA_DIR') delete env[name];

@@ -32,7 +32,12 @@ export async function startRangeSource(opts: { bytes: number; bytesPerSecond: nu
     const ifRange = typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined;
     const asked = opts.ranges && range ? /^bytes=(\d+)-$/.exec(range) : null;
     const start = asked && (ifRange === undefined || ifRange === etag || ifRange === lastModified) ? Number(asked[1]) : 0;
-    const headers: http.OutgoingHttpHeaders = { 'content-type': 'video/mp4', etag, 'last-modified': lastModified, ...(opts.ranges ? { 'accept-ranges': 'bytes' } : {}) };
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': 'video/mp4',
+      etag,
+      'last-modified': lastModified,
+      ...(opts.ranges ? { 'accept-ranges': 'bytes' } : {}),
+    };
     if (start >= file.length) {
       requests.push({ range, ifRange, status: 416 });
       res.writeHead(416, { 'content-range': `bytes */${file.length}` }).end();

@@ -31,7 +31,10 @@ export interface TestSandbox {
   upstream: Upstream;
   control<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T>;
   /** A new account with a fresh token pair. */
-  account(platform: 'business' | 'shop', opts?: { openId?: string; username?: string; isPrivate?: boolean }): Promise<{ openId: string; username: string; tokens: Tokens }>;
+  account(
+    platform: 'business' | 'shop',
+    opts?: { openId?: string; username?: string; isPrivate?: boolean },
+  ): Promise<{ openId: string; username: string; tokens: Tokens }>;
   close(): Promise<void>;
 }
 
@@ -42,7 +45,12 @@ export async function startTestSandbox(
   const settings = { ...TEST_SANDBOX_SETTINGS, ...opts.settings };
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, logger, settings });
   const upstream = createUpstream({
-    vplat: { baseUrl: sandbox.url, appId: settings.vplatAppId, appSecret: settings.vplatAppSecret, authorizeUrl: sandbox.url + SANDBOX_AUTHORIZE_PATHS.vplat },
+    vplat: {
+      baseUrl: sandbox.url,
+      appId: settings.vplatAppId,
+      appSecret: settings.vplatAppSecret,
+      authorizeUrl: sandbox.url + SANDBOX_AUTHORIZE_PATHS.vplat,
+    },
     shop: {
       baseUrl: sandbox.url,
       authBaseUrl: sandbox.url,
@@ -67,7 +75,11 @@ export async function startTestSandbox(
     upstream,
     control,
     async account(platform, o = {}) {
-      const { account, tokens } = await control<{ account: { openId: string; username: string }; tokens: Tokens }>('POST', '/_sandbox/accounts', { platform, ...o });
+      const { account, tokens } = await control<{ account: { openId: string; username: string }; tokens: Tokens }>(
+        'POST',
+        '/_sandbox/accounts',
+        { platform, ...o },
+      );
       return { openId: account.openId, username: account.username, tokens };
     },
     async close() {
@@ -83,7 +95,11 @@ export async function official(
   method: 'GET' | 'POST',
   path: string,
   opts: { token?: string; query?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Headers; body: { code: number; message: string; request_id: string; data: Record<string, unknown> } }> {
+): Promise<{
+  status: number;
+  headers: Headers;
+  body: { code: number; message: string; request_id: string; data: Record<string, unknown> };
+}> {
   const target = new URL(path, url);
   for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.set(k, v);
   const headers: Record<string, string> = { ...opts.headers };

@@ -70,7 +70,13 @@ export interface Stack {
 }
 
 /** Uploads and publishing on a test's time scale: polls every 100 ms, short waits. */
-export const TEST_VIDEOS: VideoSettings = { maxBytes: 64 * 1024 * 1024, urlTtlMs: 604_800_000, uploadWaitMs: 20_000, fetchWaitMs: 20_000, remoteTimeoutMs: 10_000 };
+export const TEST_VIDEOS: VideoSettings = {
+  maxBytes: 64 * 1024 * 1024,
+  urlTtlMs: 604_800_000,
+  uploadWaitMs: 20_000,
+  fetchWaitMs: 20_000,
+  remoteTimeoutMs: 10_000,
+};
 export const TEST_PUBLISHING: PublishSettings = {
   pollIntervalMs: 100,
   pollAttempts: 30,
@@ -104,7 +110,11 @@ export function useMediaStoreByDefault(kind: MediaStoreKind): void {
 function testMediaStore(kind: MediaStoreKind): { media: MediaStore; mediaEnv: Record<string, string>; removeMedia(): Promise<void> } {
   if (kind === 'folder') {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'vps-media-'));
-    return { media: new FolderMediaStore(dir), mediaEnv: { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: dir }, removeMedia: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      media: new FolderMediaStore(dir),
+      mediaEnv: { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: dir },
+      removeMedia: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const s3 = testS3();
   const media = new S3MediaStore(testStoreSettings(s3.server, s3.bucket, s3.prefix, { requestTimeoutMs: 10_000 }));
@@ -157,7 +167,11 @@ export async function startStack(
   const coreTemporalClient = !opts.coreTemporalNamespace
     ? temporalClient
     : async () => {
-        coreTemporal ??= connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: opts.coreTemporalNamespace!, TEMPORAL_TLS: false });
+        coreTemporal ??= connectTemporalClient({
+          address: requiredEnv('TEMPORAL_ADDRESS'),
+          TEMPORAL_NAMESPACE: opts.coreTemporalNamespace!,
+          TEMPORAL_TLS: false,
+        });
         return (await coreTemporal).client;
       };
   const taskQueue = opts.taskQueue ?? 'vps-test';
@@ -166,7 +180,8 @@ export async function startStack(
   const encryptionKey = randomBytes(32);
   const sealedBox = new SealedBox(encryptionKey);
   const given = opts.mediaStore ?? defaultMediaStore;
-  const { media, mediaEnv, removeMedia } = typeof given === 'string' ? testMediaStore(given) : { media: given.store, mediaEnv: given.env, removeMedia: async () => undefined };
+  const { media, mediaEnv, removeMedia } =
+    typeof given === 'string' ? testMediaStore(given) : { media: given.store, mediaEnv: given.env, removeMedia: async () => undefined };
   const unreachable = opts.upstream ? undefined : unreachableUpstream();
   // Media URLs name the gateway's origin, so its port is chosen before core is built. Another
   // process can take a port between its choice and the gateway's listen: then core is built again
@@ -303,7 +318,16 @@ export function unreachableUpstream(): Upstream {
 
 /** A direct message event of `tenant`, numbered `n` in its data, as core's recorder takes it. */
 export function messageEvent(tenant: Tenant, n: number, sourceKey: string | null, text = `message ${n}`): NewEvent {
-  return { customerId: tenant.customerId, seatId: null, platform: 'vplat', type: 'vplat.message.received', event: 'im_receive_msg', occurredAt: new Date(), data: { n, text }, sourceKey };
+  return {
+    customerId: tenant.customerId,
+    seatId: null,
+    platform: 'vplat',
+    type: 'vplat.message.received',
+    event: 'im_receive_msg',
+    occurredAt: new Date(),
+    data: { n, text },
+    sourceKey,
+  };
 }
 
 export function requiredEnv(name: string): string {
@@ -349,7 +373,12 @@ export async function createTenant(stack: Stack, opts: { seatQuota?: number; pla
 
 export async function createBoundSeat(stack: Stack, tenant: Tenant, track: Track, accountId: string) {
   const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track, name: `seat ${accountId}` });
-  const bound = await stack.admin.bindSeat({ seatId: seat!.id, accountId, accountUsername: `user_${accountId}`, credentials: { accessToken: `at-${accountId}`, refreshToken: `rt-${accountId}` } });
+  const bound = await stack.admin.bindSeat({
+    seatId: seat!.id,
+    accountId,
+    accountUsername: `user_${accountId}`,
+    credentials: { accessToken: `at-${accountId}`, refreshToken: `rt-${accountId}` },
+  });
   return bound.seat!;
 }
 

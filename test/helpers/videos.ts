@@ -30,13 +30,22 @@ export interface UploadPart {
 }
 
 /** POST /v1/videos as multipart/form-data, the parts in the order given. */
-export async function uploadMultipart<T = Record<string, unknown>>(baseUrl: string, key: string | undefined, parts: UploadPart[], headers: Record<string, string> = {}): Promise<Envelope<T>> {
+export async function uploadMultipart<T = Record<string, unknown>>(
+  baseUrl: string,
+  key: string | undefined,
+  parts: UploadPart[],
+  headers: Record<string, string> = {},
+): Promise<Envelope<T>> {
   const form = new FormData();
   for (const part of parts) {
     if (typeof part.value === 'string') form.append(part.name, part.value);
     else form.append(part.name, new Blob([part.value.bytes], { type: part.value.type ?? 'video/mp4' }), part.value.fileName);
   }
-  const res = await fetch(`${baseUrl}/v1/videos`, { method: 'POST', body: form, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+  const res = await fetch(`${baseUrl}/v1/videos`, {
+    method: 'POST',
+    body: form,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+  });
   const text = await res.text();
   try {
     return { status: res.status, headers: res.headers, body: JSON.parse(text) as Envelope<T>['body'] };
@@ -54,7 +63,11 @@ export async function uploadMultipart<T = Record<string, unknown>>(baseUrl: stri
  * the generator stops and awaits `onPause` before sending more, so a test can look at the receiver
  * while no bytes are in flight.
  */
-export function streamingMultipart(fields: Record<string, string>, fileBytes: number, pauses: { at: number[]; onPause: (sent: number) => Promise<void> | void } = { at: [], onPause: () => {} }) {
+export function streamingMultipart(
+  fields: Record<string, string>,
+  fileBytes: number,
+  pauses: { at: number[]; onPause: (sent: number) => Promise<void> | void } = { at: [], onPause: () => {} },
+) {
   const boundary = `----vps-test-${randomBytes(8).toString('hex')}`;
   const hash = createHash('sha256');
   const block = randomBytes(1024 * 1024);
@@ -92,10 +105,25 @@ export function streamingMultipart(fields: Record<string, string>, fileBytes: nu
 }
 
 /** Sends a streamed body with undici; the answer's envelope as it came. */
-export async function postStream<T = Record<string, unknown>>(url: string, key: string, body: Readable, contentType: string): Promise<Envelope<T>> {
-  const res = await request(url, { method: 'POST', body, headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, bodyTimeout: 120_000, headersTimeout: 120_000 });
+export async function postStream<T = Record<string, unknown>>(
+  url: string,
+  key: string,
+  body: Readable,
+  contentType: string,
+): Promise<Envelope<T>> {
+  const res = await request(url, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    bodyTimeout: 120_000,
+    headersTimeout: 120_000,
+  });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: new Headers(res.headers as Record<string, string>), body: JSON.parse(text) as Envelope<T>['body'] };
+  return {
+    status: res.statusCode,
+    headers: new Headers(res.headers as Record<string, string>),
+    body: JSON.parse(text) as Envelope<T>['body'],
+  };
 }
 
 export interface SourceServer {

@@ -35,7 +35,9 @@ const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [
   toJson(type: unknown, message: unknown): unknown;
   fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): History | null;
 };
-const historyType = patchProtobufRoot(proto as unknown as Record<string, unknown> & { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const historyType = patchProtobufRoot(proto as unknown as Record<string, unknown> & { lookupType(name: string): unknown }).lookupType(
+  'temporal.api.history.v1.History',
+);
 
 /** A history as a saved file's text: Temporal's JSON, one event a line (a re-recording diffs by event). */
 export function historyFileText(history: History): string {
@@ -61,7 +63,10 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
   const address = process.env.TEMPORAL_ADDRESS!;
   // The worker's state changes are noise here; failures still show.
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+  });
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   return {
@@ -76,9 +81,19 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
 }
 
 /** A worker of the test's own, on a fresh task queue named after `prefix`, running `activities` (stubs). */
-export async function createTestWorker(env: WorkflowTestEnv, prefix: string, activities: object): Promise<{ worker: Worker; taskQueue: string }> {
+export async function createTestWorker(
+  env: WorkflowTestEnv,
+  prefix: string,
+  activities: object,
+): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = `${prefix}-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, identity: WORKER_IDENTITY, workflowBundle: env.bundle, activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    identity: WORKER_IDENTITY,
+    workflowBundle: env.bundle,
+    activities,
+  });
   return { worker, taskQueue };
 }
 
@@ -87,13 +102,19 @@ export async function createTestWorker(env: WorkflowTestEnv, prefix: string, act
  * test fails on a nondeterminism of its own making. With RECORD_WORKFLOW_HISTORIES=1 and a name
  * (`<workflow>-<case>`), also saves the history as histories/<name>.json, one event a line.
  */
-export async function checkHistory(env: WorkflowTestEnv, workflowId: string, opts: { saveAs?: string; runId?: string } = {}): Promise<void> {
+export async function checkHistory(
+  env: WorkflowTestEnv,
+  workflowId: string,
+  opts: { saveAs?: string; runId?: string } = {},
+): Promise<void> {
   const history = await env.client.workflow.getHandle(workflowId, opts.runId).fetchHistory();
   await Worker.runReplayHistory({ workflowBundle: env.bundle }, history, workflowId);
   if (!opts.saveAs || process.env.RECORD_WORKFLOW_HISTORIES !== '1') return;
   const text = historyFileText(history);
   if (Buffer.byteLength(text) > MAX_SAVED_HISTORY_BYTES) {
-    throw new Error(`history ${opts.saveAs} is ${Buffer.byteLength(text)} bytes (${history.events?.length} events): too large to commit; record a shorter run`);
+    throw new Error(
+      `history ${opts.saveAs} is ${Buffer.byteLength(text)} bytes (${history.events?.length} events): too large to commit; record a shorter run`,
+    );
   }
   mkdirSync(HISTORIES_DIR, { recursive: true });
   const file = path.join(HISTORIES_DIR, `${opts.saveAs}.json`);

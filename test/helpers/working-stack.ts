@@ -65,7 +65,11 @@ export async function bindSandboxSeat(
   opts: { isPrivate?: boolean } = {},
 ): Promise<{ account: SandboxAccount; seatId: string }> {
   const account = await env.sb.account(platform, opts);
-  const { seat } = await env.stack.admin.createSeat({ customerId: tenant.customerId, track: platform === 'shop' ? Track.SHOP : Track.VIDEO, name: account.username });
+  const { seat } = await env.stack.admin.createSeat({
+    customerId: tenant.customerId,
+    track: platform === 'shop' ? Track.SHOP : Track.VIDEO,
+    name: account.username,
+  });
   await env.stack.admin.bindSeat({
     seatId: seat!.id,
     accountId: account.openId,

@@ -23,7 +23,10 @@ describe('vps admin: a script can set up and manage a customer', () => {
     const env = cleanEnv({ VPS_CORE_URL: stack.coreUrl, VPS_ADMIN_TOKEN: stack.adminToken });
     vps = async (...args) => {
       try {
-        const { stdout, stderr } = await exec(process.execPath, [path.join(REPO_ROOT, 'bin', 'vps'), 'admin', ...args], { env, cwd: REPO_ROOT });
+        const { stdout, stderr } = await exec(process.execPath, [path.join(REPO_ROOT, 'bin', 'vps'), 'admin', ...args], {
+          env,
+          cwd: REPO_ROOT,
+        });
         return { code: 0, stdout, stderr, json: JSON.parse(stdout) };
       } catch (err) {
         const e = err as { code: number; stdout: string; stderr: string };
@@ -60,7 +63,10 @@ describe('vps admin: a script can set up and manage a customer', () => {
     expect(listed.json.apiKeys[0]).toMatchObject({ prefix: key.plaintext.slice(0, 12) });
 
     await vps('customers', 'update', customerId, '--plan-expires-at', '2020-01-01T00:00:00Z');
-    const write = await call(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: key.plaintext, json: { url: 'https://93.184.215.14/h', eventTypes: ['*'] } });
+    const write = await call(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: key.plaintext,
+      json: { url: 'https://93.184.215.14/h', eventTypes: ['*'] },
+    });
     expect(write.body.code).toBe(1003);
 
     await vps('users', 'disable', user.id);

@@ -75,7 +75,9 @@ describe('vps API commands', () => {
   async function vpsIn(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Result> {
     const childEnv = cleanEnv(extraEnv);
     for (const name of ['VPS_API_KEY', 'VPS_BASE_URL']) if (!(name in extraEnv)) delete childEnv[name];
-    return result(spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'vps'), ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return result(
+      spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'vps'), ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
   }
 
   async function result(child: ChildProcess): Promise<Result> {
@@ -96,7 +98,12 @@ describe('vps API commands', () => {
 
   /** A publish record as the service holds it, read over HTTP without the CLI. */
   const record = async (id: string) => {
-    const page = await call<{ items: Array<{ id: string; channel: string; shareId: string | null }> }>(env.stack.baseUrl, 'GET', '/v1/publish/records?limit=100', { key: tenant.apiKey });
+    const page = await call<{ items: Array<{ id: string; channel: string; shareId: string | null }> }>(
+      env.stack.baseUrl,
+      'GET',
+      '/v1/publish/records?limit=100',
+      { key: tenant.apiKey },
+    );
     return page.body.data.items.find((r) => r.id === id);
   };
   const upload = () => ok('videos', 'upload', clip, '--account', account.openId);
@@ -110,7 +117,19 @@ describe('vps API commands', () => {
     const video = await upload();
     expect(video).toMatchObject({ status: 'available', fileName: 'clip.mp4', sizeBytes: fs.statSync(clip).size });
 
-    const res = await vps(['publish', 'video', '--account', account.openId, '--video-id', video.id, '--caption', 'from the cli', '--draft', '--wait', ...TEST_INTERVAL]);
+    const res = await vps([
+      'publish',
+      'video',
+      '--account',
+      account.openId,
+      '--video-id',
+      video.id,
+      '--caption',
+      'from the cli',
+      '--draft',
+      '--wait',
+      ...TEST_INTERVAL,
+    ]);
     expect(res.code).toBe(0);
     expect(res.json).toMatchObject({ status: 'publish_draft_inbox', draft: true, channel: 'v1.3', videoId: video.id, matchedRecord: true });
     // The short interval is allowed, and said to be outside the spec's rule.
@@ -119,7 +138,18 @@ describe('vps API commands', () => {
 
   it('publishes through the v1.3 route by default and the deprecated one with --via legacy', async () => {
     const [viaDefault, viaLegacy] = await Promise.all([
-      ok('publish', 'video', '--account', account.openId, '--video-id', shared.id, '--field', 'videoOriginalSoundVolume=40', '--field', 'isBrandOrganic=false'),
+      ok(
+        'publish',
+        'video',
+        '--account',
+        account.openId,
+        '--video-id',
+        shared.id,
+        '--field',
+        'videoOriginalSoundVolume=40',
+        '--field',
+        'isBrandOrganic=false',
+      ),
       ok('publish', 'video', '--account', account.username, '--video-id', shared.id, '--via', 'legacy'),
     ]);
     expect(viaDefault.channel).toBe('v1.3');
@@ -133,7 +163,12 @@ describe('vps API commands', () => {
   it('follows a publish with status until a terminal state, well before the attempts run out', async () => {
     const published = await ok('publish', 'video', '--account', account.openId, '--video-id', shared.id, '--caption', 'followed');
     // The answer carries the handle unless the platform was slower than the service's wait for it.
-    const handle = published.shareId ?? (await eventually(() => record(published.id), (r) => r?.shareId !== null))!.shareId;
+    const handle =
+      published.shareId ??
+      (await eventually(
+        () => record(published.id),
+        (r) => r?.shareId !== null,
+      ))!.shareId;
 
     const res = await vps(['status', handle, ...TEST_INTERVAL, '--attempts', '100']);
     expect(res.code).toBe(0);
@@ -155,7 +190,11 @@ describe('vps API commands', () => {
       ok('webhooks', 'create', '--url', 'https://93.184.215.14/hook', '--event-type', 'vplat.message.received'),
       ok('events', 'list', '--types', 'vplat.publish.status_changed', '--limit', '100'),
     ]);
-    expect(created).toMatchObject({ url: 'https://93.184.215.14/hook', eventTypes: ['vplat.message.received'], secret: expect.any(String) });
+    expect(created).toMatchObject({
+      url: 'https://93.184.215.14/hook',
+      eventTypes: ['vplat.message.received'],
+      secret: expect.any(String),
+    });
     expect(events.items.length).toBeGreaterThan(0);
     expect(events.items.every((e: { type: string }) => e.type === 'vplat.publish.status_changed')).toBe(true);
 
@@ -199,7 +238,10 @@ describe('vps API commands', () => {
       fs.mkdirSync(dataDir);
       fs.writeFileSync(path.join(dataDir, 'dev-api-key'), `${tenant.apiKey}\n`, { mode: 0o600 });
       port = await freePort();
-      gateway = spawnVps(['serve', '--role', 'gateway'], cleanEnv({ CORE_URL: env.stack.coreUrl, PORT: String(port), VPS_DATA_DIR: dataDir }));
+      gateway = spawnVps(
+        ['serve', '--role', 'gateway'],
+        cleanEnv({ CORE_URL: env.stack.coreUrl, PORT: String(port), VPS_DATA_DIR: dataDir }),
+      );
       await gateway.waitFor(/vps is running/);
     }, 120_000);
     afterAll(async () => {
@@ -249,7 +291,18 @@ describe('vps API commands', () => {
     // With no worker the publish is never submitted: it stays submitted, without a handle yet.
     await env.worker.stop();
     try {
-      const res = await vps(['publish', 'video', '--account', account.openId, '--video-id', shared.id, '--wait', ...TEST_INTERVAL, '--attempts', '2']);
+      const res = await vps([
+        'publish',
+        'video',
+        '--account',
+        account.openId,
+        '--video-id',
+        shared.id,
+        '--wait',
+        ...TEST_INTERVAL,
+        '--attempts',
+        '2',
+      ]);
       expect(res.code).toBe(4);
       expect(res.json).toMatchObject({ status: 'submitted', shareId: null });
       expect(res.stderr).toContain('still submitted after 2 polls');

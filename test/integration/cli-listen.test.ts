@@ -83,10 +83,15 @@ describe('vps listen', () => {
   const comment = (openId: string, text: string) => env.sb.control('POST', `/_sandbox/accounts/${openId}/comments`, { text });
   const message = (openId: string, text: string) => env.sb.control('POST', `/_sandbox/accounts/${openId}/messages`, { text });
   /** The tenant's log, oldest first, read through the stack's own gateway. */
-  const logged = async (tenant: Tenant) => (await call<{ items: EventObject[] }>(env.stack.baseUrl, 'GET', '/v1/events?limit=100', { key: tenant.apiKey })).body.data.items;
-  const loggedAtLeast = (tenant: Tenant, count: number) => eventually(() => logged(tenant), (items) => items.length >= count);
+  const logged = async (tenant: Tenant) =>
+    (await call<{ items: EventObject[] }>(env.stack.baseUrl, 'GET', '/v1/events?limit=100', { key: tenant.apiKey })).body.data.items;
+  const loggedAtLeast = (tenant: Tenant, count: number) =>
+    eventually(
+      () => logged(tenant),
+      (items) => items.length >= count,
+    );
 
-  it('prints each event injected in the emulator as one JSON line on stdout, the log\'s shape and order, and exits 0 on Ctrl-C', async () => {
+  it("prints each event injected in the emulator as one JSON line on stdout, the log's shape and order, and exits 0 on Ctrl-C", async () => {
     const { tenant, openId } = await boundTenant();
     const listener = listen(tenant.apiKey);
     await listener.handle.waitFor(/^connected to /m);
@@ -116,7 +121,7 @@ describe('vps listen', () => {
     expect(await listener.handle.stop('SIGTERM')).toBe(0);
   });
 
-  it('forwards each event, unsigned and in order, to --forward-to and reports the handler\'s status on stderr', async () => {
+  it("forwards each event, unsigned and in order, to --forward-to and reports the handler's status on stderr", async () => {
     const { tenant, openId } = await boundTenant();
     const handler = await startWebhookReceiver();
     receivers.push(handler);
@@ -166,7 +171,10 @@ describe('vps listen', () => {
       const startGateway = async () => {
         // The gateway role alone, on a fixed port so the listener reconnects to the same address,
         // reaching the test stack's core (and so its database and event hub) over HTTP.
-        const gateway = spawnVps(['serve', '--role', 'gateway'], cleanEnv({ CORE_URL: env.stack.coreUrl, PORT: String(port), VPS_DATA_DIR: dataDir }));
+        const gateway = spawnVps(
+          ['serve', '--role', 'gateway'],
+          cleanEnv({ CORE_URL: env.stack.coreUrl, PORT: String(port), VPS_DATA_DIR: dataDir }),
+        );
         children.push(gateway);
         await gateway.waitFor(/vps is running/);
         return gateway;
@@ -238,22 +246,46 @@ describe('streamEvents against a scripted server', () => {
     await once(server, 'close');
   });
 
-  const event = (id: string) => ({ id, platform: 'vplat', type: 'vplat.comment.created', event: 'comment.update', occurred_at: '', received_at: '', seat_id: null, data: {} });
+  const event = (id: string) => ({
+    id,
+    platform: 'vplat',
+    type: 'vplat.comment.created',
+    event: 'comment.update',
+    occurred_at: '',
+    received_at: '',
+    seat_id: null,
+    data: {},
+  });
   const frame = (id: string) => `id: ${id}\ndata: ${JSON.stringify(event(id))}\n\n`;
-  const stream = (body: string, end = true): Script => (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-    res.write(`retry: 3000\n\n${body}`);
-    if (end) res.end();
-  };
-  const refuse = (status: number, code: number, headers: Record<string, string> = {}): Script => (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ code, message: `refused with ${code}`, data: {} }));
-  };
+  const stream =
+    (body: string, end = true): Script =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      res.write(`retry: 3000\n\n${body}`);
+      if (end) res.end();
+    };
+  const refuse =
+    (status: number, code: number, headers: Record<string, string> = {}): Script =>
+    (_req, res) => {
+      res
+        .writeHead(status, { 'content-type': 'application/json', ...headers })
+        .end(JSON.stringify({ code, message: `refused with ${code}`, data: {} }));
+    };
 
   /** The first `count` events' ids, and every state reported meanwhile. */
-  async function take(count: number, options: Partial<Parameters<typeof streamEvents>[0]> = {}): Promise<{ ids: string[]; states: StreamState[] }> {
+  async function take(
+    count: number,
+    options: Partial<Parameters<typeof streamEvents>[0]> = {},
+  ): Promise<{ ids: string[]; states: StreamState[] }> {
     const states: StreamState[] = [];
     const ids: string[] = [];
-    const events = streamEvents({ baseUrl, apiKey: 'vps_test', backoff: { initialMs: 20, maxMs: 80 }, onState: (s) => states.push(s), ...options });
+    const events = streamEvents({
+      baseUrl,
+      apiKey: 'vps_test',
+      backoff: { initialMs: 20, maxMs: 80 },
+      onState: (s) => states.push(s),
+      ...options,
+    });
     for await (const e of events) {
       ids.push(e.id);
       if (ids.length === count) break;
@@ -281,7 +313,12 @@ describe('streamEvents against a scripted server', () => {
   });
 
   it('backs off and retries 5xx answers, with or without the envelope, doubling up to the maximum', async () => {
-    scripts.push(refuse(503, 5000), (_req, res) => res.writeHead(502).end('<html>bad gateway</html>'), refuse(504, 3002), stream(frame('evt_1'), false));
+    scripts.push(
+      refuse(503, 5000),
+      (_req, res) => res.writeHead(502).end('<html>bad gateway</html>'),
+      refuse(504, 3002),
+      stream(frame('evt_1'), false),
+    );
     const { ids, states } = await take(1);
     expect(ids).toEqual(['evt_1']);
     const waits = states.filter((s) => s.state === 'retrying');
@@ -290,7 +327,11 @@ describe('streamEvents against a scripted server', () => {
       expect(s.delayMs).toBeGreaterThanOrEqual(Math.min(80, 20 * 2 ** i) / 2);
       expect(s.delayMs).toBeLessThanOrEqual(Math.min(80, 20 * 2 ** i));
     });
-    expect(states.flatMap((s) => (s.state === 'disconnected' ? [s.reason] : []))).toEqual(['5000 refused with 5000', 'HTTP 502', '3002 refused with 3002']);
+    expect(states.flatMap((s) => (s.state === 'disconnected' ? [s.reason] : []))).toEqual([
+      '5000 refused with 5000',
+      'HTTP 502',
+      '3002 refused with 3002',
+    ]);
   });
 
   it('waits for Retry-After on 2002 before trying again', async () => {
@@ -333,7 +374,13 @@ describe('streamEvents against a scripted server', () => {
 
     const waiting = new AbortController();
     scripts.push(refuse(503, 5000));
-    const events = streamEvents({ baseUrl, apiKey: 'vps_test', signal: waiting.signal, backoff: { initialMs: 60_000 }, onState: (s) => s.state === 'retrying' && waiting.abort() });
+    const events = streamEvents({
+      baseUrl,
+      apiKey: 'vps_test',
+      signal: waiting.signal,
+      backoff: { initialMs: 60_000 },
+      onState: (s) => s.state === 'retrying' && waiting.abort(),
+    });
     await expect(events.next()).resolves.toEqual({ done: true, value: undefined });
   });
 });

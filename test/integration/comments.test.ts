@@ -53,9 +53,14 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
     for (const [k, v] of Object.entries(query)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, String(one));
     return call<T>(env.stack.baseUrl, 'GET', `${BASE}/${path}?${params}`, { key });
   };
-  const post = <T = Json>(path: string, json: Json, key = tenant.apiKey) => call<T>(env.stack.baseUrl, 'POST', `${BASE}/${path}`, { key, json });
+  const post = <T = Json>(path: string, json: Json, key = tenant.apiKey) =>
+    call<T>(env.stack.baseUrl, 'POST', `${BASE}/${path}`, { key, json });
   const inject = (text: string, extra: Json = {}) =>
-    env.sb.control<{ commentId: string; videoId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, { text, videoId, ...extra });
+    env.sb.control<{ commentId: string; videoId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, {
+      text,
+      videoId,
+      ...extra,
+    });
 
   /** Every official field, by the table where it names one, by the joining rule otherwise. */
   function expectSameFields(ours: Json, theirs: object, table: FieldTable): void {
@@ -84,9 +89,23 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
     it('lists comments with replies, flattened field by field', async () => {
       const top = await inject('first!');
       await inject('a reply', { parentCommentId: top.commentId });
-      const query = { business_id: account.openId, video_id: videoId, include_replies: true, sort_field: 'create_time' as const, sort_order: 'desc' as const, max_count: 5 };
+      const query = {
+        business_id: account.openId,
+        video_id: videoId,
+        include_replies: true,
+        sort_field: 'create_time' as const,
+        sort_order: 'desc' as const,
+        max_count: 5,
+      };
       const theirs = await official.listComments(env.sb.upstream.vplat, token(), query);
-      const res = await get<Page>('list', { account: account.username, videoId, includeReplies: true, sortField: 'create_time', sortOrder: 'desc', maxCount: 5 });
+      const res = await get<Page>('list', {
+        account: account.username,
+        videoId,
+        includeReplies: true,
+        sortField: 'create_time',
+        sortOrder: 'desc',
+        maxCount: 5,
+      });
       expect(res.status).toBe(200);
       expect(res.body.code).toBe(0);
       expectSameFields(res.body.data, theirs, COMMENT_LIST_FIELDS);
@@ -113,8 +132,20 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       const top = await inject('thread start');
       await inject('reply one', { parentCommentId: top.commentId });
       await inject('reply two', { parentCommentId: top.commentId });
-      const theirs = await official.listCommentReplies(env.sb.upstream.vplat, token(), { business_id: account.openId, video_id: videoId, comment_id: top.commentId, sort_field: 'create_time', sort_order: 'asc' });
-      const res = await get<Page>('reply/list', { account: account.username, videoId, commentId: top.commentId, sortField: 'create_time', sortOrder: 'asc' });
+      const theirs = await official.listCommentReplies(env.sb.upstream.vplat, token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        comment_id: top.commentId,
+        sort_field: 'create_time',
+        sort_order: 'asc',
+      });
+      const res = await get<Page>('reply/list', {
+        account: account.username,
+        videoId,
+        commentId: top.commentId,
+        sortField: 'create_time',
+        sortOrder: 'asc',
+      });
       expect(res.body.code).toBe(0);
       expectSameFields(res.body.data, theirs, COMMENT_REPLY_LIST_FIELDS);
       expect(res.body.data.comments.map((c) => c.text)).toEqual(['reply one', 'reply two']);
@@ -125,9 +156,22 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
     it('creates a comment as the account', async () => {
       const res = await post('create', { account: account.username, videoId, text: 'Thanks for watching!' });
       expect(res.body.code).toBe(0);
-      const [theirs] = (await official.listComments(env.sb.upstream.vplat, token(), { business_id: account.openId, video_id: videoId, comment_ids: [res.body.data.commentId as string] })).comments;
+      const [theirs] = (
+        await official.listComments(env.sb.upstream.vplat, token(), {
+          business_id: account.openId,
+          video_id: videoId,
+          comment_ids: [res.body.data.commentId as string],
+        })
+      ).comments;
       expect(theirs).toMatchObject({ text: 'Thanks for watching!', owner: true, video_id: videoId, username: account.username });
-      const created: official.CommentCreateData = { comment_id: theirs!.comment_id, video_id: theirs!.video_id, user_id: theirs!.user_id, unique_identifier: theirs!.unique_identifier, create_time: theirs!.create_time, text: theirs!.text };
+      const created: official.CommentCreateData = {
+        comment_id: theirs!.comment_id,
+        video_id: theirs!.video_id,
+        user_id: theirs!.user_id,
+        unique_identifier: theirs!.unique_identifier,
+        create_time: theirs!.create_time,
+        text: theirs!.text,
+      };
       expectSameFields(res.body.data, created, COMMENT_CREATE_FIELDS);
       expect(Object.keys(res.body.data).sort()).toEqual(['commentId', 'createTime', 'text', 'uniqueIdentifier', 'userId', 'videoId']);
     });
@@ -137,11 +181,24 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       const res = await post('reply/create', { account: account.username, videoId, commentId: top.commentId, text: 'answer.' });
       expect(res.body.code).toBe(0);
       expect(res.body.data).toMatchObject({ parentCommentId: top.commentId, videoId, text: 'answer.' });
-      const theirs = await official.listCommentReplies(env.sb.upstream.vplat, token(), { business_id: account.openId, video_id: videoId, comment_id: top.commentId });
+      const theirs = await official.listCommentReplies(env.sb.upstream.vplat, token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        comment_id: top.commentId,
+      });
       const mine = theirs.comments.find((c) => c.comment_id === res.body.data.commentId)!;
       const { comment_id, video_id, user_id, unique_identifier, create_time, text, parent_comment_id } = mine;
-      expectSameFields(res.body.data, { comment_id, video_id, user_id, unique_identifier, create_time, text, parent_comment_id }, COMMENT_REPLY_CREATE_FIELDS);
-      const nested = await post('reply/create', { account: account.username, videoId, commentId: res.body.data.commentId as string, text: 'more.' });
+      expectSameFields(
+        res.body.data,
+        { comment_id, video_id, user_id, unique_identifier, create_time, text, parent_comment_id },
+        COMMENT_REPLY_CREATE_FIELDS,
+      );
+      const nested = await post('reply/create', {
+        account: account.username,
+        videoId,
+        commentId: res.body.data.commentId as string,
+        text: 'more.',
+      });
       expect(nested.body.data.parentCommentId).toBe(top.commentId);
     });
 
@@ -149,7 +206,14 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       const c = await inject('like me');
       const liked = await post('like', { account: account.username, commentId: c.commentId, action: 'LIKE' });
       expect(liked.body).toEqual({ code: 0, message: 'ok', data: {} });
-      const read = async () => (await official.listComments(env.sb.upstream.vplat, token(), { business_id: account.openId, video_id: videoId, comment_ids: [c.commentId] })).comments[0]!;
+      const read = async () =>
+        (
+          await official.listComments(env.sb.upstream.vplat, token(), {
+            business_id: account.openId,
+            video_id: videoId,
+            comment_ids: [c.commentId],
+          })
+        ).comments[0]!;
       expect(await read()).toMatchObject({ liked: true, likes: 1 });
       expect((await post('like', { account: account.username, commentId: c.commentId, action: 'UNLIKE' })).body.code).toBe(0);
       expect(await read()).toMatchObject({ liked: false, likes: 0 });
@@ -159,7 +223,8 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       const c = await inject('hide me');
       const hidden = await post('hide', { account: account.username, videoId, commentId: c.commentId, action: 'HIDE' });
       expect(hidden.body).toEqual({ code: 0, message: 'ok', data: {} });
-      const status = async (s: 'PUBLIC' | 'ALL') => (await get<Page>('list', { account: account.username, videoId, commentIds: [c.commentId], status: s })).body.data.comments;
+      const status = async (s: 'PUBLIC' | 'ALL') =>
+        (await get<Page>('list', { account: account.username, videoId, commentIds: [c.commentId], status: s })).body.data.comments;
       expect(await status('PUBLIC')).toEqual([]);
       expect((await status('ALL'))[0]).toMatchObject({ status: 'HIDDEN' });
       expect((await post('hide', { account: account.username, videoId, commentId: c.commentId, action: 'UNHIDE' })).body.code).toBe(0);
@@ -170,16 +235,22 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       const mine = await post('create', { account: account.username, videoId, text: 'to be deleted' });
       const res = await post('delete', { account: account.username, commentId: mine.body.data.commentId as string });
       expect(res.body).toEqual({ code: 0, message: 'ok', data: {} });
-      const left = await official.listComments(env.sb.upstream.vplat, token(), { business_id: account.openId, video_id: videoId, comment_ids: [mine.body.data.commentId as string] });
+      const left = await official.listComments(env.sb.upstream.vplat, token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        comment_ids: [mine.body.data.commentId as string],
+      });
       expect(left.comments).toEqual([]);
     });
 
-    it('refuses to delete another user\'s comment with 3001 and the official message', async () => {
+    it("refuses to delete another user's comment with 3001 and the official message", async () => {
       const theirs = await inject('not yours to delete');
-      const officialError = await official.deleteComment(env.sb.upstream.vplat, token(), { business_id: account.openId, comment_id: theirs.commentId }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const officialError = await official
+        .deleteComment(env.sb.upstream.vplat, token(), { business_id: account.openId, comment_id: theirs.commentId })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(officialError).toBeInstanceOf(UpstreamError);
       const res = await post('delete', { account: account.username, commentId: theirs.commentId });
       expect(res.status).toBe(502);
@@ -202,23 +273,47 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       ['list maxCount 31', 'GET', 'list', () => ({ account: account.username, videoId, maxCount: 31 }), /maxCount/],
       ['list maxCount not a number', 'GET', 'list', () => ({ account: account.username, videoId, maxCount: 'many' }), /maxCount/],
       ['list cursor negative', 'GET', 'list', () => ({ account: account.username, videoId, cursor: -1 }), /cursor/],
-      ['list includeReplies not a boolean', 'GET', 'list', () => ({ account: account.username, videoId, includeReplies: 'perhaps' }), /includeReplies/],
+      [
+        'list includeReplies not a boolean',
+        'GET',
+        'list',
+        () => ({ account: account.username, videoId, includeReplies: 'perhaps' }),
+        /includeReplies/,
+      ],
       ['list sortField unknown', 'GET', 'list', () => ({ account: account.username, videoId, sortField: 'views' }), /sortField/],
       ['list sortOrder unknown', 'GET', 'list', () => ({ account: account.username, videoId, sortOrder: 'up' }), /sortOrder/],
       ['list status unknown', 'GET', 'list', () => ({ account: account.username, videoId, status: 'HIDDEN' }), /status/],
-      ['list 31 commentIds', 'GET', 'list', () => ({ account: account.username, videoId, commentIds: Array.from({ length: 31 }, (_, i) => String(i + 1)) }), /commentIds/],
+      [
+        'list 31 commentIds',
+        'GET',
+        'list',
+        () => ({ account: account.username, videoId, commentIds: Array.from({ length: 31 }, (_, i) => String(i + 1)) }),
+        /commentIds/,
+      ],
       ['list unknown parameter', 'GET', 'list', () => ({ account: account.username, videoId, video_id: videoId }), /video_id/],
       ['reply list without commentId', 'GET', 'reply/list', () => ({ account: account.username, videoId }), /commentId/],
       ['create without text', 'POST', 'create', () => ({ account: account.username, videoId }), /text/],
       ['create with empty text', 'POST', 'create', () => ({ account: account.username, videoId, text: '' }), /text/],
       ['create text 1,201 characters', 'POST', 'create', () => ({ account: account.username, videoId, text: 'x'.repeat(1201) }), /text/],
-      ['create text of 601 emoji (1,202 UTF-16 units)', 'POST', 'create', () => ({ account: account.username, videoId, text: '😀'.repeat(601) }), /text/],
+      [
+        'create text of 601 emoji (1,202 UTF-16 units)',
+        'POST',
+        'create',
+        () => ({ account: account.username, videoId, text: '😀'.repeat(601) }),
+        /text/,
+      ],
       ['create text a number', 'POST', 'create', () => ({ account: account.username, videoId, text: 5 }), /text/],
       ['create videoId a number', 'POST', 'create', () => ({ account: account.username, videoId: 7, text: 'hi' }), /videoId/],
       ['create imageUri without its size', 'POST', 'create', () => ({ account: account.username, videoId, imageUri: 'img' }), /imageWidth/],
       ['create unknown field', 'POST', 'create', () => ({ account: account.username, videoId, text: 'hi', video_id: videoId }), /video_id/],
       ['reply without commentId', 'POST', 'reply/create', () => ({ account: account.username, videoId, text: 'hi' }), /commentId/],
-      ['reply text too long', 'POST', 'reply/create', () => ({ account: account.username, videoId, commentId: '1', text: 'x'.repeat(1201) }), /text/],
+      [
+        'reply text too long',
+        'POST',
+        'reply/create',
+        () => ({ account: account.username, videoId, commentId: '1', text: 'x'.repeat(1201) }),
+        /text/,
+      ],
       ['like action unknown', 'POST', 'like', () => ({ account: account.username, commentId: '1', action: 'LOVE' }), /action/],
       ['like action lowercase', 'POST', 'like', () => ({ account: account.username, commentId: '1', action: 'like' }), /action/],
       ['like without action', 'POST', 'like', () => ({ account: account.username, commentId: '1' }), /action/],
@@ -241,7 +336,11 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
     });
 
     it('answers a body that is not JSON with 2001, never 5000', async () => {
-      const res = await call(env.stack.baseUrl, 'POST', `${BASE}/create`, { key: tenant.apiKey, body: '{"account":', headers: { 'content-type': 'application/json' } });
+      const res = await call(env.stack.baseUrl, 'POST', `${BASE}/create`, {
+        key: tenant.apiKey,
+        body: '{"account":',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.body.code).toBe(2001);
       const array = await post('like', [] as unknown as Json);
       expect(array.body.code).toBe(2001);
@@ -249,7 +348,7 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
   });
 
   describe('seats, plans and the upstream', () => {
-    it('answers 1007 for an account none of the caller\'s seats holds', async () => {
+    it("answers 1007 for an account none of the caller's seats holds", async () => {
       const other = await createTenant(env.stack);
       const { account: theirs } = await bindSandboxSeat(env, other, 'business');
       for (const res of [
@@ -282,7 +381,11 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
     });
 
     it('surfaces an official server error as 3001 with the official message', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 1, pathPrefix: '/open_api/v1.3/business/comment/list/' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 1,
+        pathPrefix: '/open_api/v1.3/business/comment/list/',
+      });
       const res = await get('list', { account: account.username, videoId });
       expect(res.status).toBe(502);
       expect(res.body.code).toBe(3001);
@@ -291,14 +394,19 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
     });
 
     it('surfaces an official call that hangs past the 2 s timeout as 3002', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', count: 1, hangMs: 3_000, pathPrefix: '/open_api/v1.3/business/comment/create/' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'hang',
+        count: 1,
+        hangMs: 3_000,
+        pathPrefix: '/open_api/v1.3/business/comment/create/',
+      });
       const res = await post('create', { account: account.username, videoId, text: 'slow' });
       expect(res.status).toBe(504);
       expect(res.body.code).toBe(3002);
     }, 15_000);
   });
 
-  describe('an auto-reply consumer following the spec\'s rules', () => {
+  describe("an auto-reply consumer following the spec's rules", () => {
     let server: http.Server;
     afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
@@ -326,8 +434,8 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
             'reply/create',
             {
               account: bot.username,
-            videoId: String(event.data.video_id),
-            commentId: String(event.data.comment_id),
+              videoId: String(event.data.video_id),
+              commentId: String(event.data.comment_id),
               text: `Thanks, ${String(event.data.unique_identifier).slice(0, 8)}!`,
             },
             owner.apiKey,
@@ -344,14 +452,25 @@ describe('comments: /v1/vplat/v1.3/business/comment/*', () => {
       expect(ep.body.code).toBe(0);
       secret = ep.body.data.secret;
 
-      const theirs = await env.sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${bot.openId}/comments`, { text: 'Where can I buy this?', videoId: videos[0]!.item_id });
-      await eventually(async () => seen, (s) => s.some((e) => e.data.parent_comment_id !== 0), 20_000);
+      const theirs = await env.sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${bot.openId}/comments`, {
+        text: 'Where can I buy this?',
+        videoId: videos[0]!.item_id,
+      });
+      await eventually(
+        async () => seen,
+        (s) => s.some((e) => e.data.parent_comment_id !== 0),
+        20_000,
+      );
       // Time for a loop to show itself, were the consumer to answer its own reply.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
 
       expect(replies).toHaveLength(1);
       expect(replies[0]!.code).toBe(0);
-      const thread = await official.listCommentReplies(env.sb.upstream.vplat, bot.tokens.access_token, { business_id: bot.openId, video_id: videos[0]!.item_id, comment_id: theirs.commentId });
+      const thread = await official.listCommentReplies(env.sb.upstream.vplat, bot.tokens.access_token, {
+        business_id: bot.openId,
+        video_id: videos[0]!.item_id,
+        comment_id: theirs.commentId,
+      });
       expect(thread.comments).toHaveLength(1);
       expect(thread.comments[0]).toMatchObject({ owner: true, parent_comment_id: theirs.commentId });
       const ownReplyEvent = seen.find((e) => e.data.comment_id === replies[0]!.data.commentId);

@@ -134,7 +134,12 @@ describe('console sign-in, sessions and API keys', () => {
     const other = await signIn(stack, tenant.email);
     expectRefused(await call(stack.baseUrl, 'POST', '/v1/webhook-endpoints', asBrowser(cookie, other.csrf, PUBLIC_HOOK)), 1001, 401);
 
-    const created = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', asBrowser(cookie, csrf, PUBLIC_HOOK));
+    const created = await call<{ id: string; secret: string }>(
+      stack.baseUrl,
+      'POST',
+      '/v1/webhook-endpoints',
+      asBrowser(cookie, csrf, PUBLIC_HOOK),
+    );
     expect(created.status).toBe(200);
     expect(created.body.data.secret).toEqual(expect.any(String));
     const listed = await call<{ items: { id: string }[] }>(stack.baseUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey });
@@ -147,7 +152,11 @@ describe('console sign-in, sessions and API keys', () => {
     const badKey = await call(stack.baseUrl, 'GET', '/v1/seats', { authorization: 'Bearer vps_not-a-key', headers: { cookie } });
     expectRefused(badKey, 1001, 401);
     // Authenticated by the key, the write needs no CSRF token.
-    const byKey = await call(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, headers: { cookie }, json: PUBLIC_HOOK });
+    const byKey = await call(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      headers: { cookie },
+      json: PUBLIC_HOOK,
+    });
     expect(byKey.body.code).toBe(0);
   });
 
@@ -156,7 +165,10 @@ describe('console sign-in, sessions and API keys', () => {
     const { cookie } = await signIn(stack, tenant.email);
     const abort = new AbortController();
     try {
-      const res = await fetch(`${stack.baseUrl}/v1/events/stream`, { headers: { cookie, accept: 'text/event-stream' }, signal: abort.signal });
+      const res = await fetch(`${stack.baseUrl}/v1/events/stream`, {
+        headers: { cookie, accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/event-stream');
     } finally {
@@ -173,9 +185,18 @@ describe('console sign-in, sessions and API keys', () => {
     expect(created.status).toBe(200);
     const key = created.body.data.key!;
     expect(key).toMatch(/^vps_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.data).toEqual({ id: expect.any(String), name: 'ci', prefix: key.slice(0, 12), createdAt: expect.any(String), lastUsedAt: null, revokedAt: null, key });
+    expect(created.body.data).toEqual({
+      id: expect.any(String),
+      name: 'ci',
+      prefix: key.slice(0, 12),
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+      revokedAt: null,
+      key,
+    });
 
-    const list = async () => (await call<{ items: KeyJson[] }>(stack.baseUrl, 'GET', '/console/api/keys', asBrowser(cookie))).body.data.items;
+    const list = async () =>
+      (await call<{ items: KeyJson[] }>(stack.baseUrl, 'GET', '/console/api/keys', asBrowser(cookie))).body.data.items;
     const before = await list();
     expect(before.map((k) => k.id)).toEqual([created.body.data.id, tenant.apiKeyId]);
     expect(JSON.stringify(before)).not.toContain(key);
@@ -205,7 +226,11 @@ describe('console sign-in, sessions and API keys', () => {
   it('does not let an API key manage keys or sessions', async () => {
     const tenant = await consoleTenant(stack);
     expectRefused(await call(stack.baseUrl, 'GET', '/console/api/keys', { key: tenant.apiKey }), 1001, 401);
-    expectRefused(await call(stack.baseUrl, 'POST', '/console/api/keys', { key: tenant.apiKey, json: { name: 'minted by a key' } }), 1001, 401);
+    expectRefused(
+      await call(stack.baseUrl, 'POST', '/console/api/keys', { key: tenant.apiKey, json: { name: 'minted by a key' } }),
+      1001,
+      401,
+    );
     expectRefused(await call(stack.baseUrl, 'POST', `/console/api/keys/${tenant.apiKeyId}/revoke`, { key: tenant.apiKey }), 1001, 401);
     expectRefused(await call(stack.baseUrl, 'GET', '/console/api/session', { key: tenant.apiKey }), 1001, 401);
     expect((await stack.admin.listApiKeys({ customerId: tenant.customerId })).apiKeys).toHaveLength(1);
@@ -236,10 +261,17 @@ describe('console sign-in, sessions and API keys', () => {
   it('refuses a session past its lifetime with 1001', async () => {
     const tenant = await consoleTenant(stack);
     const { token, hash } = generateSessionToken();
-    const { id } = await insertSession(stack.database.db, { userId: tenant.userId, tokenHash: hash, lifetime: { ttlMs: 1, maxAgeMs: 60_000 } });
+    const { id } = await insertSession(stack.database.db, {
+      userId: tenant.userId,
+      tokenHash: hash,
+      lifetime: { ttlMs: 1, maxAgeMs: 60_000 },
+    });
     // The database's clock decides; it passes a millisecond within a statement or two.
     for (;;) {
-      const [row] = await stack.database.db.select({ over: sql<boolean>`clock_timestamp() > ${consoleSessions.expiresAt}` }).from(consoleSessions).where(eq(consoleSessions.id, id));
+      const [row] = await stack.database.db
+        .select({ over: sql<boolean>`clock_timestamp() > ${consoleSessions.expiresAt}` })
+        .from(consoleSessions)
+        .where(eq(consoleSessions.id, id));
       if (row!.over) break;
     }
     const cookie = `vps_session=${token}`;
@@ -252,7 +284,10 @@ describe('console sign-in, sessions and API keys', () => {
     const { cookie } = await signIn(stack, tenant.email);
     const [session] = await stack.database.db.select().from(consoleSessions).where(eq(consoleSessions.userId, tenant.userId));
     // As if the session had last been used an hour ago.
-    await stack.database.db.update(consoleSessions).set({ expiresAt: sql`${consoleSessions.expiresAt} - interval '1 hour'` }).where(eq(consoleSessions.id, session!.id));
+    await stack.database.db
+      .update(consoleSessions)
+      .set({ expiresAt: sql`${consoleSessions.expiresAt} - interval '1 hour'` })
+      .where(eq(consoleSessions.id, session!.id));
     expect((await call(stack.baseUrl, 'GET', '/v1/seats', asBrowser(cookie))).body.code).toBe(0);
     const [after] = await stack.database.db.select().from(consoleSessions).where(eq(consoleSessions.id, session!.id));
     expect(after!.expiresAt.getTime()).toBeGreaterThan(session!.expiresAt.getTime() - 60_000);
@@ -287,7 +322,9 @@ describe('console sign-in, sessions and API keys', () => {
     try {
       const res = await app.inject({ method: 'POST', url: '/console/api/session', payload: { email: tenant.email, password: PASSWORD } });
       expect(res.statusCode).toBe(200);
-      expect(String(res.headers['set-cookie']).split('; ')).toEqual(expect.arrayContaining(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure']));
+      expect(String(res.headers['set-cookie']).split('; ')).toEqual(
+        expect.arrayContaining(['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure']),
+      );
     } finally {
       await app.close();
     }

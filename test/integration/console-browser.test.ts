@@ -102,7 +102,11 @@ describe('the web console in a browser', () => {
     const account = await sb.account('business');
     const seatName = 'Brand account';
     const { seat } = await stack.admin.createSeat({ customerId: base.customerId, track: Track.VIDEO, name: seatName });
-    await stack.admin.bindSeat({ seatId: seat!.id, accountId: account.openId, credentials: { accessToken: account.tokens.access_token, refreshToken: account.tokens.refresh_token } });
+    await stack.admin.bindSeat({
+      seatId: seat!.id,
+      accountId: account.openId,
+      credentials: { accessToken: account.tokens.access_token, refreshToken: account.tokens.refresh_token },
+    });
     tenant = { ...base, email: `user-${base.customerId}@example.com`, openId: account.openId, seatId: seat!.id, seatName };
 
     // Clipboard access lets the test read what the Copy button copied.
@@ -195,9 +199,17 @@ describe('the web console in a browser', () => {
   it('shows a failed delivery with every attempt, and a resend that succeeds once the receiver recovers', async () => {
     await sb.control('POST', `/_sandbox/accounts/${tenant.openId}/comments`, { text: 'Love this video' });
     // Every attempt answered 500 (the stack retries on a shortened schedule), so the delivery fails.
-    const events = await eventually(() => eventsOf(), (items) => items.length === 1, 20_000);
+    const events = await eventually(
+      () => eventsOf(),
+      (items) => items.length === 1,
+      20_000,
+    );
     const eventId = events[0]!.id;
-    await eventually(() => deliveriesOf(eventId), (d) => d[0]?.status === 'failed', 20_000);
+    await eventually(
+      () => deliveriesOf(eventId),
+      (d) => d[0]?.status === 'failed',
+      20_000,
+    );
 
     await nav('Delivery log').click();
     const failed = page.locator('tbody.delivery.failed');
@@ -235,13 +247,21 @@ describe('the web console in a browser', () => {
     // stopped while the delivery is still retrying.
     slow.delayEach(1_000);
     const longUrl = `${slow.url}/webhooks/video-publishing/customers/7f3c2a9e-4b1d-4e8a-9c6f-2d5e8a1b3c4d/environments/production-eu-west-1/receivers/comments-and-direct-messages/handler-with-a-rather-long-name`;
-    const created = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: longUrl, eventTypes: ['vplat.message.received'] } });
+    const created = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      json: { url: longUrl, eventTypes: ['vplat.message.received'] },
+    });
     const longEndpointId = created.body.data.id;
     // Rows are told apart by endpoint id: one receiver's address can be the start of another's (port 4123, port 41234).
     const listed = await call<{ items: Array<{ id: string }> }>(consoleUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey });
     const firstEndpointId = listed.body.data.items.find((e) => e.id !== longEndpointId)!.id;
     const event = await stack.events.record(messageEvent(tenant, 1, null));
-    const endpointLog = async () => (await call<{ items: DeliveryJson[] }>(consoleUrl, 'GET', `/v1/webhook-endpoints/${longEndpointId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+    const endpointLog = async () =>
+      (
+        await call<{ items: DeliveryJson[] }>(consoleUrl, 'GET', `/v1/webhook-endpoints/${longEndpointId}/deliveries`, {
+          key: tenant.apiKey,
+        })
+      ).body.data.items;
     // One attempt failed and the delivery waits to retry; with the worker stopped it keeps waiting, so
     // the page can be read and clicked without racing the retry schedule.
     await eventually(endpointLog, (d) => (d[0]?.attempts.length ?? 0) >= 1);
@@ -369,7 +389,9 @@ describe('the web console in a browser', () => {
     await expectText(row, 'publish_failed');
     await expectText(row, 'video duration exceeds the limit');
     const link = row.getByRole('link', { name: /Open in Temporal/ });
-    expect(await link.getAttribute('href')).toBe(`${TEMPORAL_UI}/namespaces/default/workflows/${encodeURIComponent(workflowIds.publish(id))}`);
+    expect(await link.getAttribute('href')).toBe(
+      `${TEMPORAL_UI}/namespaces/default/workflows/${encodeURIComponent(workflowIds.publish(id))}`,
+    );
     await screenshot(page, 'console-publish-records');
   });
 
@@ -381,7 +403,9 @@ describe('the web console in a browser', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
     await expectText(row, 'revoked');
     expect((await call(stack.baseUrl, 'GET', '/v1/seats', { key: createdKey })).body.code).toBe(1001);
-    const keys = await call<{ items: Array<{ name: string; revokedAt: string | null }> }>(consoleUrl, 'GET', '/console/api/keys', { headers: { cookie: await cookieHeader() } });
+    const keys = await call<{ items: Array<{ name: string; revokedAt: string | null }> }>(consoleUrl, 'GET', '/console/api/keys', {
+      headers: { cookie: await cookieHeader() },
+    });
     expect(keys.body.data.items.find((k) => k.name === 'ci server')?.revokedAt).not.toBeNull();
   });
 
@@ -418,11 +442,17 @@ describe('the web console in a browser', () => {
     await nav('Seats').click();
     // Created behind the page's back: ask for the list again.
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.getByRole('row', { name: /Late seat/ }).getByRole('button', { name: 'Connect' }).click();
+    await page
+      .getByRole('row', { name: /Late seat/ })
+      .getByRole('button', { name: 'Connect' })
+      .click();
     await page.waitForURL(new RegExp(`^${escapeRegExp(sb.url)}/v2/auth/authorize`));
     await page.locator(`input[name="open_id"][value="${account.openId}"]`).check();
     // The session runs out while the person is on the platform's page.
-    await stack.database.db.update(consoleSessions).set({ expiresAt: sql`clock_timestamp() - interval '1 second'` }).where(eq(consoleSessions.userId, tenant.userId));
+    await stack.database.db
+      .update(consoleSessions)
+      .set({ expiresAt: sql`clock_timestamp() - interval '1 second'` })
+      .where(eq(consoleSessions.userId, tenant.userId));
     await page.getByRole('button', { name: 'Authorize' }).click();
 
     await page.waitForURL(/\/console\/sign-in\?next=%2Fseats$/);
@@ -454,7 +484,8 @@ describe('the web console in a browser', () => {
   }
 
   async function deliveriesOf(eventId: string) {
-    return (await call<{ items: DeliveryJson[] }>(consoleUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+    return (await call<{ items: DeliveryJson[] }>(consoleUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data
+      .items;
   }
 
   async function cookieHeader(): Promise<string> {

@@ -27,7 +27,9 @@ interface Browser {
 async function signedIn(stack: Stack): Promise<Browser> {
   const tenant = await createTenant(stack);
   await stack.admin.setUserPassword({ userId: tenant.userId, password: PASSWORD });
-  const res = await call<{ csrfToken: string }>(stack.baseUrl, 'POST', '/console/api/session', { json: { email: `user-${tenant.customerId}@example.com`, password: PASSWORD } });
+  const res = await call<{ csrfToken: string }>(stack.baseUrl, 'POST', '/console/api/session', {
+    json: { email: `user-${tenant.customerId}@example.com`, password: PASSWORD },
+  });
   expect(res.status).toBe(200);
   return { tenant, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: res.body.data.csrfToken };
 }
@@ -47,7 +49,13 @@ async function startConnect(stack: Stack, browser: Browser, seatId: string): Pro
   return new URL(res.body.data.authorizeUrl);
 }
 
-const unescapeHtml = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeHtml = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /**
  * What a person does on the emulator's consent page: open it, pick the account, approve. Returns
@@ -59,7 +67,8 @@ async function approveOnPlatform(authorizeUrl: URL, openId: string): Promise<URL
   const html = await page.text();
   expect(html).toContain(`value="${openId}"`);
   const form = new URLSearchParams();
-  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.set(name!, unescapeHtml(value!));
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    form.set(name!, unescapeHtml(value!));
   form.set('open_id', openId);
   form.set('decision', 'approve');
   const approved = await fetch(new URL('/v2/auth/authorize', authorizeUrl), { method: 'POST', body: form, redirect: 'manual' });
@@ -78,14 +87,20 @@ async function followCallback(stack: Stack, back: URL): Promise<URLSearchParams>
 
 async function connectThroughPlatform(env: Pick<WorkingStack, 'stack'>, browser: Browser, seatId: string, openId: string) {
   const fragment = await followCallback(env.stack, await approveOnPlatform(await startConnect(env.stack, browser, seatId), openId));
-  return post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', { code: fragment.get('connect_code'), state: fragment.get('connect_state') });
+  return post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', {
+    code: fragment.get('connect_code'),
+    state: fragment.get('connect_state'),
+  });
 }
 
 describe('connecting seats from the console', () => {
   let env: WorkingStack;
   beforeAll(async () => {
     // Tokens live 4 s and are refreshed 3 s before expiry, so a removed authorization shows within a second or two.
-    env = await startWorkingStack('console-seats', { sandbox: { accessTokenTtlSeconds: { business: 4, shop: 4 } }, stack: { tokenRefresh: { marginSeconds: 3, minIntervalMs: 200 } } });
+    env = await startWorkingStack('console-seats', {
+      sandbox: { accessTokenTtlSeconds: { business: 4, shop: 4 } },
+      stack: { tokenRefresh: { marginSeconds: 3, minIntervalMs: 200 } },
+    });
   }, 120_000);
   afterAll(() => env?.close());
 
@@ -110,12 +125,17 @@ describe('connecting seats from the console', () => {
     expect(`${back.origin}${back.pathname}`).toBe(`${env.stack.baseUrl}${CALLBACK}`);
     expect(back.searchParams.get('state')).toBe(authorize.searchParams.get('state'));
     const fragment = await followCallback(env.stack, back);
-    const done = await post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', { code: fragment.get('connect_code'), state: fragment.get('connect_state') });
+    const done = await post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', {
+      code: fragment.get('connect_code'),
+      state: fragment.get('connect_state'),
+    });
     expect(done.status).toBe(200);
     expect(done.body.data).toMatchObject({ id: seatId, bound: true, capabilityAccountId: account.openId, authorizationStatus: 'active' });
 
     const listed = await call<{ items: SeatJson[] }>(env.stack.baseUrl, 'GET', '/v1/seats', { key: browser.tenant.apiKey });
-    expect(listed.body.data.items).toEqual([expect.objectContaining({ id: seatId, bound: true, capabilityAccountId: account.openId, authorizationStatus: 'active' })]);
+    expect(listed.body.data.items).toEqual([
+      expect.objectContaining({ id: seatId, bound: true, capabilityAccountId: account.openId, authorizationStatus: 'active' }),
+    ]);
     const { credentials } = await credentialsOf(seatId);
     expect(credentials?.refreshToken).toBeTruthy();
   });
@@ -125,12 +145,18 @@ describe('connecting seats from the console', () => {
     const other = await signedIn(env.stack);
     const seatId = await newSeat(env.stack, browser.tenant);
     const account = await env.sb.account('business');
-    const fragment = await followCallback(env.stack, await approveOnPlatform(await startConnect(env.stack, browser, seatId), account.openId));
+    const fragment = await followCallback(
+      env.stack,
+      await approveOnPlatform(await startConnect(env.stack, browser, seatId), account.openId),
+    );
     const code = fragment.get('connect_code')!;
     const state = fragment.get('connect_state')!;
 
     const [subject, expires, signature] = state.split('.');
-    const tampered = await post(env.stack, browser, '/console/api/seats/oauth/complete', { code, state: `${subject}.${Number(expires) + 3600}.${signature}` });
+    const tampered = await post(env.stack, browser, '/console/api/seats/oauth/complete', {
+      code,
+      state: `${subject}.${Number(expires) + 3600}.${signature}`,
+    });
     expect(tampered.status).toBe(422);
     expect(tampered.body).toMatchObject({ code: 2001, message: expect.stringContaining('state') });
 
@@ -138,7 +164,10 @@ describe('connecting seats from the console', () => {
     expect(stranger.status).toBe(404);
     expect(stranger.body.code).toBe(1005);
     // Without the CSRF token, the session's write is refused before anything else.
-    const forged = await call(env.stack.baseUrl, 'POST', '/console/api/seats/oauth/complete', { headers: { cookie: browser.cookie }, json: { code, state } });
+    const forged = await call(env.stack.baseUrl, 'POST', '/console/api/seats/oauth/complete', {
+      headers: { cookie: browser.cookie },
+      json: { code, state },
+    });
     expect(forged.body.code).toBe(1001);
 
     const done = await post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', { code, state });
@@ -180,12 +209,22 @@ describe('connecting seats from the console', () => {
     const browser = await signedIn(env.stack);
     const { account, seatId } = await bindSandboxSeat(env, browser.tenant, 'business');
     await env.sb.control('POST', `/_sandbox/accounts/${account.openId}/deauthorize`);
-    const removed = await eventually(() => credentialsOf(seatId), (s) => s.row.authorizationStatus === 'reauthorization_required', 15_000, 100);
+    const removed = await eventually(
+      () => credentialsOf(seatId),
+      (s) => s.row.authorizationStatus === 'reauthorization_required',
+      15_000,
+      100,
+    );
     const before = removed.credentials!.accessToken;
 
     const done = await connectThroughPlatform(env, browser, seatId, account.openId);
     expect(done.status).toBe(200);
-    expect(done.body.data).toMatchObject({ id: seatId, capabilityAccountId: account.openId, accountUsername: account.username, authorizationStatus: 'active' });
+    expect(done.body.data).toMatchObject({
+      id: seatId,
+      capabilityAccountId: account.openId,
+      accountUsername: account.username,
+      authorizationStatus: 'active',
+    });
     const after = await credentialsOf(seatId);
     expect(after.credentials!.accessToken).not.toBe(before);
   });
@@ -210,11 +249,15 @@ describe('connecting seats from the console', () => {
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${env.sb.url}/alliance/creator/auth`);
     const page = await (await fetch(authorize)).text();
     const form = new URLSearchParams();
-    for (const [, name, value] of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.set(name!, unescapeHtml(value!));
+    for (const [, name, value] of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+      form.set(name!, unescapeHtml(value!));
     form.set('open_id', account.openId);
     const approved = await fetch(new URL('/alliance/creator/auth', authorize), { method: 'POST', body: form, redirect: 'manual' });
     const fragment = await followCallback(env.stack, new URL(approved.headers.get('location')!));
-    const done = await post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', { code: fragment.get('connect_code'), state: fragment.get('connect_state') });
+    const done = await post<SeatJson>(env.stack, browser, '/console/api/seats/oauth/complete', {
+      code: fragment.get('connect_code'),
+      state: fragment.get('connect_state'),
+    });
     expect(done.body.data).toMatchObject({ id: seatId, track: 'shop', capabilityAccountId: account.openId, authorizationStatus: 'active' });
   });
 });

@@ -19,7 +19,18 @@ import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures } from '../../workflows/sh
 import { call } from '../helpers/http';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
 import { within } from '../helpers/sse';
-import { createTenant, messageEvent, requiredEnv, startStack, startStackWorker, TEST_DELIVERY, TEST_DELIVERY_QUEUE, unreachableUpstream, type Stack, type Tenant } from '../helpers/stack';
+import {
+  createTenant,
+  messageEvent,
+  requiredEnv,
+  startStack,
+  startStackWorker,
+  TEST_DELIVERY,
+  TEST_DELIVERY_QUEUE,
+  unreachableUpstream,
+  type Stack,
+  type Tenant,
+} from '../helpers/stack';
 
 const POLLING_RATE = 1_000_000;
 
@@ -32,9 +43,18 @@ describe('webhook delivery queues', () => {
   const upstream = unreachableUpstream();
 
   beforeAll(async () => {
-    stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, delivery: { retryScheduleMs: [300, 300, 30_000], attemptTimeoutMs: 1_000 } });
+    stack = await startStack({
+      taskQueue,
+      allowInsecureWebhookUrls: true,
+      ratePerMinute: POLLING_RATE,
+      delivery: { retryScheduleMs: [300, 300, 30_000], attemptTimeoutMs: 1_000 },
+    });
     worker = await startStackWorker(stack, taskQueue, upstream);
-    temporal = await connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
+    temporal = await connectTemporalClient({
+      address: requiredEnv('TEMPORAL_ADDRESS'),
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TLS: false,
+    });
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();
@@ -45,14 +65,22 @@ describe('webhook delivery queues', () => {
   });
 
   async function endpoint(tenant: Tenant, receiver: WebhookReceiver, eventTypes = ['*']): Promise<string> {
-    const res = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: receiver.url, eventTypes } });
+    const res = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      json: { url: receiver.url, eventTypes },
+    });
     expect(res.body.code).toBe(0);
     return res.body.data.id;
   }
 
   const message = (tenant: Tenant, n: number) => messageEvent(tenant, n, `queue-test-${tenant.customerId}-${n}`);
   /** A due row written straight to the table: no notice tells any worker. */
-  async function queueSilently(tenant: Tenant, eventId: string, endpointId: string, opts: { reason?: string; taskQueue?: string | null } = {}) {
+  async function queueSilently(
+    tenant: Tenant,
+    eventId: string,
+    endpointId: string,
+    opts: { reason?: string; taskQueue?: string | null } = {},
+  ) {
     await stack.database.db.insert(deliveries).values({
       id: newId('dlv'),
       eventId,
@@ -72,21 +100,31 @@ describe('webhook delivery queues', () => {
     const r = await receivers.start();
     const endpointId = await endpoint(tenant, r);
     // A recorder whose Temporal is unreachable still stores and enqueues: intake never waits on Temporal.
-    const offline = new EventRecorder({ db: stack.database.db, temporalClient: () => Promise.reject(new Error('Temporal is down')), delivery: { taskQueue, ...TEST_DELIVERY } });
+    const offline = new EventRecorder({
+      db: stack.database.db,
+      temporalClient: () => Promise.reject(new Error('Temporal is down')),
+      delivery: { taskQueue, ...TEST_DELIVERY },
+    });
     const { event, deliveries: queued } = await offline.record(message(tenant, 1));
-    expect(queued).toEqual([expect.objectContaining({ eventId: event.id, endpointId, status: 'pending', workflowId: workflowIds.endpointDeliveries(endpointId) })]);
+    expect(queued).toEqual([
+      expect.objectContaining({ eventId: event.id, endpointId, status: 'pending', workflowId: workflowIds.endpointDeliveries(endpointId) }),
+    ]);
     await r.waitFor(1);
     expect(idsOf(r)).toEqual([event.id]);
 
     // An outbox row that cannot be written (its endpoint does not exist) leaves no event either.
     const sourceKey = `rolled-back-${tenant.customerId}`;
     await expect(
-      insertEvent(stack.database.db, { ...message(tenant, 2), sourceKey }, {
-        endpointIds: [endpointId, 'we_no_such_endpoint'],
-        reason: 'initial',
-        taskQueue,
-        queueWorkflowId: workflowIds.endpointDeliveries,
-      }),
+      insertEvent(
+        stack.database.db,
+        { ...message(tenant, 2), sourceKey },
+        {
+          endpointIds: [endpointId, 'we_no_such_endpoint'],
+          reason: 'initial',
+          taskQueue,
+          queueWorkflowId: workflowIds.endpointDeliveries,
+        },
+      ),
     ).rejects.toThrow();
     expect(await stack.database.db.select().from(events).where(eq(events.sourceKey, sourceKey))).toEqual([]);
     expect(await rowsOf(endpointId)).toHaveLength(1);
@@ -101,7 +139,9 @@ describe('webhook delivery queues', () => {
     const r = await receivers.start();
     // Created straight in the database, so no notice wakes a drain before the "dead" one claims.
     const endpointId = newId('we');
-    await stack.database.db.execute(sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${endpointId}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`);
+    await stack.database.db.execute(
+      sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${endpointId}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`,
+    );
     const stored = [];
     for (const n of [1, 2, 3]) {
       const { event } = await insertEvent(stack.database.db, message(tenant, n));
@@ -117,7 +157,10 @@ describe('webhook delivery queues', () => {
     await r.waitFor(3, () => true, 15_000);
     expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(1_400);
     expect(idsOf(r).sort()).toEqual([...stored].sort());
-    const rows = await eventually(() => rowsOf(endpointId), (rs) => rs.every((d) => d.status === 'succeeded'));
+    const rows = await eventually(
+      () => rowsOf(endpointId),
+      (rs) => rs.every((d) => d.status === 'succeeded'),
+    );
     expect(rows.map((d) => d.attemptsMade)).toEqual([1, 1, 1]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(r.pushes).toHaveLength(3);
@@ -128,10 +171,18 @@ describe('webhook delivery queues', () => {
     const r = await receivers.start();
     const [a, b] = [newId('we'), newId('we')];
     for (const id of [a, b]) {
-      await stack.database.db.execute(sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${id}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`);
+      await stack.database.db.execute(
+        sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${id}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`,
+      );
     }
     const queued: Record<string, string[]> = { [a]: [], [b]: [] };
-    for (const [n, endpointId] of [[1, a], [2, a], [3, a], [4, b], [5, b]] as const) {
+    for (const [n, endpointId] of [
+      [1, a],
+      [2, a],
+      [3, a],
+      [4, b],
+      [5, b],
+    ] as const) {
       const { event } = await insertEvent(stack.database.db, message(tenant, n));
       // On a task queue no worker serves: nothing but this test claims them.
       await queueSilently(tenant, event.id, endpointId, { taskQueue: `${taskQueue}-nobody` });
@@ -148,8 +199,15 @@ describe('webhook delivery queues', () => {
     // Oldest due first; the second request of endpoint a gets only what the first left.
     expect(eventIds).toEqual([queued[a]!.slice(0, 2), queued[b], queued[a]!.slice(2), []]);
     expect(answers.flat().every((c) => c.attemptsMade === 0)).toBe(true);
-    const owners = (await stack.database.db.select().from(deliveries).where(sql`${deliveries.endpointId} in (${a}, ${b})`)).map((d) => [d.eventId, d.leaseOwner] as const);
-    expect(new Map(owners)).toEqual(new Map([...answers.entries()].flatMap(([i, claimed]) => claimed.map((c) => [c.event.id, ['first', 'second', 'third'][i]] as const))));
+    const owners = (
+      await stack.database.db
+        .select()
+        .from(deliveries)
+        .where(sql`${deliveries.endpointId} in (${a}, ${b})`)
+    ).map((d) => [d.eventId, d.leaseOwner] as const);
+    expect(new Map(owners)).toEqual(
+      new Map([...answers.entries()].flatMap(([i, claimed]) => claimed.map((c) => [c.event.id, ['first', 'second', 'third'][i]] as const))),
+    );
     // Leased, so a claim now finds nothing.
     expect(await claimDueDeliveries(stack.database.db, { endpointId: a, limit: 10, owner: 'late', ...lease })).toEqual([]);
   });
@@ -188,7 +246,14 @@ describe('webhook delivery queues', () => {
     const legacyId = newId('dlv');
     const legacyWorkflowId = `deliver-${event.id}-${endpointId}`;
     // As the previous release left it: pending, one failed attempt made, no place in any queue.
-    await stack.database.db.insert(deliveries).values({ id: legacyId, eventId: event.id, endpointId, customerId: tenant.customerId, reason: 'initial', workflowId: legacyWorkflowId });
+    await stack.database.db.insert(deliveries).values({
+      id: legacyId,
+      eventId: event.id,
+      endpointId,
+      customerId: tenant.customerId,
+      reason: 'initial',
+      workflowId: legacyWorkflowId,
+    });
     await stack.database.db.execute(
       sql`insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded) values (${legacyId}, 1, now(), 5, 500, 'HTTP 500', false)`,
     );
@@ -200,7 +265,10 @@ describe('webhook delivery queues', () => {
     });
     expect(await legacy.result()).toBe('queued');
     await r.waitFor(1);
-    const done = await eventually(async () => (await rowsOf(endpointId)).find((d) => d.id === legacyId), (d) => d?.status === 'succeeded');
+    const done = await eventually(
+      async () => (await rowsOf(endpointId)).find((d) => d.id === legacyId),
+      (d) => d?.status === 'succeeded',
+    );
     expect(done).toMatchObject({ attemptsMade: 2, workflowId: workflowIds.endpointDeliveries(endpointId) });
 
     // A row the migration moved (due, in no running queue, no notice) is found by the sweep.
@@ -208,9 +276,14 @@ describe('webhook delivery queues', () => {
     await r.waitFor(2, () => true, 15_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(idsOf(r)).toEqual([event.id, event.id]);
-    const log = await call<{ items: Array<{ id: string; status: string; attempts: Array<{ attempt: number; statusCode: number }> }> }>(stack.baseUrl, 'GET', `/v1/events/${event.id}/deliveries`, {
-      key: tenant.apiKey,
-    });
+    const log = await call<{ items: Array<{ id: string; status: string; attempts: Array<{ attempt: number; statusCode: number }> }> }>(
+      stack.baseUrl,
+      'GET',
+      `/v1/events/${event.id}/deliveries`,
+      {
+        key: tenant.apiKey,
+      },
+    );
     const legacyLog = log.body.data.items.find((d) => d.id === legacyId)!;
     expect(legacyLog.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
       [1, 500],
@@ -244,7 +317,8 @@ describe('webhook delivery queues', () => {
     // dispatcher's wake-up windows pass first, any of which a stray notice would use.
     await new Promise((resolve) => setTimeout(resolve, 10 * TEST_DELIVERY_QUEUE.wakeCoalesceMs));
     const runs = [];
-    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${workflowIds.endpointDeliveries(endpointId)}'` })) runs.push(run.status.name);
+    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${workflowIds.endpointDeliveries(endpointId)}'` }))
+      runs.push(run.status.name);
     expect(runs).toEqual(['COMPLETED']);
   });
 
@@ -254,7 +328,8 @@ describe('webhook delivery queues', () => {
     const endpointId = await endpoint(tenant, r, ['vplat.comment.created']);
     const { event } = await stack.events.record(message(tenant, 1));
     // 100,000 redeliveries of one event, due now, written in one statement.
-    await stack.database.db.execute(sql`insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, next_attempt_at, task_queue)
+    await stack.database.db
+      .execute(sql`insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, next_attempt_at, task_queue)
       select 'dlv_bulk_' || ${endpointId} || '_' || n, ${event.id}, ${endpointId}, ${tenant.customerId}, 'redeliver', ${workflowIds.endpointDeliveries(endpointId)}, now(), ${taskQueue}
       from generate_series(1, 100000) as n`);
     await stack.events.redeliver(event, { endpointId });
@@ -262,33 +337,56 @@ describe('webhook delivery queues', () => {
     // The per-endpoint limit holds however long the queue (the stack's default is 10).
     expect(r.maxConcurrent).toBeLessThanOrEqual(10);
     const handle = temporal.client.workflow.getHandle(workflowIds.endpointDeliveries(endpointId));
-    const figures = await eventually(() => handle.query<QueueFigures | null>(ENDPOINT_DELIVERIES_QUERY), (f) => f !== null, 15_000);
+    const figures = await eventually(
+      () => handle.query<QueueFigures | null>(ENDPOINT_DELIVERIES_QUERY),
+      (f) => f !== null,
+      15_000,
+    );
     expect(figures!.backlog).toBeGreaterThan(90_000);
     // A handful of history events per drain, not per delivery.
     const { historyLength } = await handle.describe();
     expect(historyLength).toBeLessThan(60);
 
     // Each wait named, so a slow machine's failure says which step it was.
-    const deleted = await within(60_000, 'the deletion of an endpoint with 100,000 queued rows', call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.apiKey }));
+    const deleted = await within(
+      60_000,
+      'the deletion of an endpoint with 100,000 queued rows',
+      call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.apiKey }),
+    );
     expect(deleted.body.code).toBe(0);
     expect(await within(60_000, 'the queue workflow to end after the deletion', handle.result())).toBe('closed');
-    const left = await queryRows<{ n: number }>(stack.database.db, sql`select count(*)::int as n from deliveries where endpoint_id = ${endpointId} and status = 'pending'`);
+    const left = await queryRows<{ n: number }>(
+      stack.database.db,
+      sql`select count(*)::int as n from deliveries where endpoint_id = ${endpointId} and status = 'pending'`,
+    );
     expect(left).toEqual([{ n: 0 }]);
   }, 150_000);
 
   it('keeps a drain alive through an attempt that outlasts its heartbeat timeout: the slow receiver gets the push once', async () => {
     // Attempts may take 12 s here, longer than the drain's 10 s heartbeat timeout.
     const queue = `${taskQueue}-slow`;
-    const slowStack = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, delivery: { retryScheduleMs: [60_000], attemptTimeoutMs: 12_000 } });
+    const slowStack = await startStack({
+      taskQueue: queue,
+      allowInsecureWebhookUrls: true,
+      ratePerMinute: POLLING_RATE,
+      delivery: { retryScheduleMs: [60_000], attemptTimeoutMs: 12_000 },
+    });
     const slowWorker = await startStackWorker(slowStack, queue, upstream);
     try {
       const tenant = await createTenant(slowStack);
       const slow = await receivers.start();
       slow.delayEach(11_000);
-      const res = await call<{ id: string }>(slowStack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: slow.url, eventTypes: ['*'] } });
+      const res = await call<{ id: string }>(slowStack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+        key: tenant.apiKey,
+        json: { url: slow.url, eventTypes: ['*'] },
+      });
       await slowStack.events.record(message(tenant, 1));
       await slow.waitFor(1, () => true, 20_000);
-      const rows = await eventually(() => rowsOf(res.body.data.id), (rs) => rs[0]?.status === 'succeeded', 5_000);
+      const rows = await eventually(
+        () => rowsOf(res.body.data.id),
+        (rs) => rs[0]?.status === 'succeeded',
+        5_000,
+      );
       expect(rows[0]!.attemptsMade).toBe(1);
       // Nothing sends it again: no second drain took the row over.
       await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -64,14 +64,20 @@ describe('the API reference at /docs', () => {
     await shown.scrollIntoViewIfNeeded();
     await screenshot(page, 'docs-seats-response');
 
-    const body = JSON.parse(await shown.innerText()) as { code: number; message: string; data: { items: { id: string; bound: boolean }[] } };
+    const body = JSON.parse(await shown.innerText()) as {
+      code: number;
+      message: string;
+      data: { items: { id: string; bound: boolean }[] };
+    };
     expect(body).toMatchObject({ code: 0, message: 'ok', data: { items: [{ id: seat.id, bound: true }] } });
     const authorization = (await sent).headers().authorization;
     expect(authorization).toBe(`Bearer ${tenant.apiKey}`);
     expect(authorization?.match(/Bearer/gi)).toHaveLength(1);
 
     // Everything the page needed came from this server, and nothing was refused on the way.
-    const external = requests.map((r) => new URL(r.url())).filter((u) => u.protocol !== 'data:' && !['127.0.0.1', 'localhost'].includes(u.hostname));
+    const external = requests
+      .map((r) => new URL(r.url()))
+      .filter((u) => u.protocol !== 'data:' && !['127.0.0.1', 'localhost'].includes(u.hostname));
     expect(external.map((u) => u.href)).toEqual([]);
     expect(errors).toEqual([]);
   });

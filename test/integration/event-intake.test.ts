@@ -26,7 +26,11 @@ describe('event intake', () => {
     expect(results.filter((r) => r.created)).toHaveLength(40);
     // A repeat gets the event its first push stored.
     for (let n = 40; n < 60; n++) expect(results[n]!.event.id).toBe(results[n - 40]!.event.id);
-    const stored = await stack.database.db.select().from(events).where(eq(events.customerId, tenant.customerId)).orderBy(asc(events.position));
+    const stored = await stack.database.db
+      .select()
+      .from(events)
+      .where(eq(events.customerId, tenant.customerId))
+      .orderBy(asc(events.position));
     expect(stored.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 40 }, (_, n) => n));
   });
 
@@ -36,7 +40,13 @@ describe('event intake', () => {
     for (const tenant of [await createTenant(stack), await createTenant(stack)]) {
       const seat = await insertSeat(db, { customerId: tenant.customerId, name: 'intake', track: 'video' });
       const accountId = `intake-account-${seat.id}`;
-      await bindSeat(db, seat.id, { accountId, accountUsername: accountId, credentialsSealed: null, accessTokenExpiresAt: null, refreshTokenExpiresAt: null });
+      await bindSeat(db, seat.id, {
+        accountId,
+        accountUsername: accountId,
+        credentialsSealed: null,
+        accessTokenExpiresAt: null,
+        refreshTokenExpiresAt: null,
+      });
       bound.push({ accountId, seatId: seat.id, customerId: tenant.customerId });
     }
     const [x, y] = bound;

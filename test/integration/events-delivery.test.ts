@@ -59,20 +59,30 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     const tenant = await createTenant(stack);
     const account = await sb.account('business');
     const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'events' });
-    await stack.admin.bindSeat({ seatId: seat!.id, accountId: account.openId, credentials: { accessToken: account.tokens.access_token, refreshToken: account.tokens.refresh_token } });
+    await stack.admin.bindSeat({
+      seatId: seat!.id,
+      accountId: account.openId,
+      credentials: { accessToken: account.tokens.access_token, refreshToken: account.tokens.refresh_token },
+    });
     return { tenant, openId: account.openId, seatId: seat!.id };
   }
 
   async function endpoint(tenant: Tenant, url: string, eventTypes: string[]): Promise<{ id: string; secret: string }> {
-    const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url, eventTypes } });
+    const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      json: { url, eventTypes },
+    });
     expect(res.body.code).toBe(0);
     return res.body.data;
   }
 
-  const comment = (openId: string, text: string) => sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${openId}/comments`, { text });
-  const events = async (tenant: Tenant, query = '') => (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', `/v1/events${query}`, { key: tenant.apiKey })).body.data.items;
+  const comment = (openId: string, text: string) =>
+    sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${openId}/comments`, { text });
+  const events = async (tenant: Tenant, query = '') =>
+    (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', `/v1/events${query}`, { key: tenant.apiKey })).body.data.items;
   const deliveriesOf = async (tenant: Tenant, eventId: string) =>
-    (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data.items;
+    (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key: tenant.apiKey })).body.data
+      .items;
   const bodyOf = (push: RecordedPush) => JSON.parse(push.body) as EventJson;
 
   it('stores an injected comment once, streams it, and pushes it, signed as the spec says, to a subscribed endpoint', async () => {
@@ -98,7 +108,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     expect(logged).toEqual([pushed]);
     expect(streamed.id).toBe(pushed.id);
     expect(JSON.parse(streamed.data!)).toEqual(pushed);
-    const deliveries = await eventually(() => deliveriesOf(tenant, pushed.id), (d) => d[0]?.status === 'succeeded');
+    const deliveries = await eventually(
+      () => deliveriesOf(tenant, pushed.id),
+      (d) => d[0]?.status === 'succeeded',
+    );
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ endpointId: ep.id, attempts: [{ attempt: 1, statusCode: 200, error: null }] });
   });
@@ -127,7 +140,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     await comment(openId, 'pattern check');
     await Promise.all([all.waitFor(1), platform.waitFor(1), exact.waitFor(1)]);
     const [event] = await events(tenant);
-    await eventually(() => deliveriesOf(tenant, event!.id), (d) => d.length === 3 && d.every((x) => x.status === 'succeeded'));
+    await eventually(
+      () => deliveriesOf(tenant, event!.id),
+      (d) => d.length === 3 && d.every((x) => x.status === 'succeeded'),
+    );
     expect(other.pushes).toHaveLength(0);
   });
 
@@ -139,7 +155,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     await comment(openId, 'third time lucky');
     await r.waitFor(3);
     const [event] = await events(tenant);
-    const [delivery] = await eventually(() => deliveriesOf(tenant, event!.id), (d) => d[0]?.status === 'succeeded');
+    const [delivery] = await eventually(
+      () => deliveriesOf(tenant, event!.id),
+      (d) => d[0]?.status === 'succeeded',
+    );
     expect(delivery!.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
       [1, 500],
       [2, 500],
@@ -157,8 +176,15 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     r.respondWith(503);
     await endpoint(tenant, r.url, ['*']);
     await comment(openId, 'never delivered');
-    const [event] = await eventually(() => events(tenant), (e) => e.length === 1);
-    const [delivery] = await eventually(() => deliveriesOf(tenant, event!.id), (d) => d[0]?.status === 'failed', 15_000);
+    const [event] = await eventually(
+      () => events(tenant),
+      (e) => e.length === 1,
+    );
+    const [delivery] = await eventually(
+      () => deliveriesOf(tenant, event!.id),
+      (d) => d[0]?.status === 'failed',
+      15_000,
+    );
     // One first attempt and one after each of the three pauses of the test schedule.
     expect(delivery!.attempts).toHaveLength(4);
   });
@@ -174,7 +200,11 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     });
     const t = Math.floor(Date.now() / 1000);
     const signature = `t=${t},s=${createHmac('sha256', SANDBOX_APP.vplatAppSecret).update(`${t}.${body}`).digest('hex')}`;
-    const send = (sig: string) => call<{ outcome: string; eventId: string }>(stack.baseUrl, 'POST', '/webhooks/vplat', { body, headers: { 'content-type': 'application/json', 'tiktok-signature': sig } });
+    const send = (sig: string) =>
+      call<{ outcome: string; eventId: string }>(stack.baseUrl, 'POST', '/webhooks/vplat', {
+        body,
+        headers: { 'content-type': 'application/json', 'tiktok-signature': sig },
+      });
     const first = await send(signature);
     const second = await send(signature);
     expect(first.body.data.outcome).toBe('stored');
@@ -195,7 +225,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     await Promise.all([a.waitFor(1), b.waitFor(1)]);
     const [event] = await events(tenant);
 
-    const one = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey, json: { endpointId: epA.id } });
+    const one = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, {
+      key: tenant.apiKey,
+      json: { endpointId: epA.id },
+    });
     expect(one.body.data.items).toHaveLength(1);
     await a.waitFor(2);
     const both = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey });
@@ -204,7 +237,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     await Promise.all([a.waitFor(3), b.waitFor(2)]);
     expect(new Set([...a.pushes, ...b.pushes].map((p) => bodyOf(p).id))).toEqual(new Set([event!.id]));
 
-    const unknown = await call(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey, json: { endpointId: 'we_missing' } });
+    const unknown = await call(stack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, {
+      key: tenant.apiKey,
+      json: { endpointId: 'we_missing' },
+    });
     expect(unknown.body.code).toBe(1005);
   });
 
@@ -214,7 +250,17 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     const epA = await endpoint(tenant, a.url, ['*']);
     const epB = await endpoint(tenant, b.url, ['vplat.message.received']);
     const epOther = await endpoint(other, c.url, ['*']);
-    const record = (t: Tenant, type: string) => stack.events.record({ customerId: t.customerId, seatId: null, platform: 'vplat', type, event: 'test', occurredAt: new Date(), data: {}, sourceKey: null });
+    const record = (t: Tenant, type: string) =>
+      stack.events.record({
+        customerId: t.customerId,
+        seatId: null,
+        platform: 'vplat',
+        type,
+        event: 'test',
+        occurredAt: new Date(),
+        data: {},
+        sourceKey: null,
+      });
     await record(tenant, 'vplat.message.received');
     await record(tenant, 'vplat.comment.created');
     await record(other, 'vplat.comment.created');
@@ -228,7 +274,9 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     expect(all.items).toHaveLength(3);
     // Newest first: the comment's delivery, then the message's two, written together in no set order.
     expect([all.items[0]!.eventType, all.items[0]!.endpointId]).toEqual(['vplat.comment.created', epA.id]);
-    expect(new Set(all.items.slice(1).map((d) => `${d.eventType} ${d.endpointId}`))).toEqual(new Set([`vplat.message.received ${epA.id}`, `vplat.message.received ${epB.id}`]));
+    expect(new Set(all.items.slice(1).map((d) => `${d.eventType} ${d.endpointId}`))).toEqual(
+      new Set([`vplat.message.received ${epA.id}`, `vplat.message.received ${epB.id}`]),
+    );
     expect(all.nextCursor).toBeNull();
 
     expect((await log('?types=vplat.comment.created')).items.map((d) => d.endpointId)).toEqual([epA.id]);
@@ -251,14 +299,21 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     await failing.waitFor(1);
     await call(stack.baseUrl, 'DELETE', `/v1/webhook-endpoints/${epFailing.id}`, { key: tenant.apiKey });
     const [event] = await events(tenant);
-    const settled = await eventually(() => deliveriesOf(tenant, event!.id), (d) => d.every((x) => x.status !== 'pending'), 15_000);
+    const settled = await eventually(
+      () => deliveriesOf(tenant, event!.id),
+      (d) => d.every((x) => x.status !== 'pending'),
+      15_000,
+    );
     expect(settled.map((d) => d.status).sort()).toEqual(['cancelled', 'failed']);
     expect(gone.pushes).toHaveLength(1);
 
     // The disabled endpoint receives nothing more.
     await comment(openId, 'after 410');
     // The log also holds service.endpoint.disabled, written whenever the 410's outcome is: wait for the comment itself.
-    await eventually(() => events(tenant), (e) => e.some((x) => x.data.text === 'after 410'));
+    await eventually(
+      () => events(tenant),
+      (e) => e.some((x) => x.data.text === 'after 410'),
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(gone.pushes).toHaveLength(1);
   });
@@ -270,13 +325,24 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     const ep = await endpoint(tenant, r.url, ['vplat.message.sent']);
     // A stack and worker of their own, with a pause long enough to stop the worker inside it.
     const slowQueue = `${taskQueue}-slow`;
-    const slowStack = await startStack({ taskQueue: slowQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, delivery: { retryScheduleMs: [3_000], attemptTimeoutMs: 2_000 } });
+    const slowStack = await startStack({
+      taskQueue: slowQueue,
+      allowInsecureWebhookUrls: true,
+      ratePerMinute: POLLING_RATE,
+      delivery: { retryScheduleMs: [3_000], attemptTimeoutMs: 2_000 },
+    });
     let slowWorker = await startStackWorker(slowStack, slowQueue, sb.upstream);
     try {
       await comment(openId, 'survive a restart');
-      const [event] = await eventually(() => events(tenant), (e) => e.length === 1);
+      const [event] = await eventually(
+        () => events(tenant),
+        (e) => e.length === 1,
+      );
       r.respondWith([500, 200]);
-      const started = await call<{ items: DeliveryJson[] }>(slowStack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, { key: tenant.apiKey, json: { endpointId: ep.id } });
+      const started = await call<{ items: DeliveryJson[] }>(slowStack.baseUrl, 'POST', `/v1/events/${event!.id}/redeliver`, {
+        key: tenant.apiKey,
+        json: { endpointId: ep.id },
+      });
       const deliveryId = started.body.data.items[0]!.id;
       const attemptsOf = async () => (await deliveriesOf(tenant, event!.id)).find((x) => x.id === deliveryId);
       await eventually(attemptsOf, (d) => d?.attempts.length === 1);
@@ -309,14 +375,24 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
   it('pages the event log with a cursor and filters it by type pattern, seat and time', async () => {
     const { tenant, seatId } = await boundTenant();
     const record = (type: string, occurredAt: Date, seat: string | null = seatId) =>
-      stack.events.record({ customerId: tenant.customerId, seatId: seat, platform: 'vplat', type, event: 'test', occurredAt, data: { type }, sourceKey: null });
+      stack.events.record({
+        customerId: tenant.customerId,
+        seatId: seat,
+        platform: 'vplat',
+        type,
+        event: 'test',
+        occurredAt,
+        data: { type },
+        sourceKey: null,
+      });
     const t0 = Date.now() - 60_000;
     await record('vplat.message.received', new Date(t0));
     await record('vplat.comment.created', new Date(t0 + 10_000));
     await record('vplat.message.sent', new Date(t0 + 20_000), null);
     await record('vplat.comment.deleted', new Date(t0 + 30_000));
 
-    const page = (q: string) => call<{ items: EventJson[]; nextCursor: string; hasMore: boolean }>(stack.baseUrl, 'GET', `/v1/events${q}`, { key: tenant.apiKey });
+    const page = (q: string) =>
+      call<{ items: EventJson[]; nextCursor: string; hasMore: boolean }>(stack.baseUrl, 'GET', `/v1/events${q}`, { key: tenant.apiKey });
     const first = await page('?limit=3');
     expect(first.body.data.items.map((e) => e.type)).toEqual(['vplat.message.received', 'vplat.comment.created', 'vplat.message.sent']);
     expect(first.body.data.hasMore).toBe(true);
@@ -332,7 +408,10 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     expect((await page(`?seatId=${seatId}`)).body.data.items).toHaveLength(4);
     const since = new Date(t0 + 10_000).toISOString();
     const until = new Date(t0 + 30_000).toISOString();
-    expect((await page(`?since=${since}&until=${until}`)).body.data.items.map((e) => e.type)).toEqual(['vplat.comment.created', 'vplat.message.sent']);
+    expect((await page(`?since=${since}&until=${until}`)).body.data.items.map((e) => e.type)).toEqual([
+      'vplat.comment.created',
+      'vplat.message.sent',
+    ]);
     expect((await page('?cursor=bm9wZQ')).body.code).toBe(2001);
   });
 
@@ -347,7 +426,12 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
       const { tenant, openId } = await boundTenant();
       const r = await receiver();
       const ep = await endpoint(tenant, r.url, ['*']);
-      const rotated = await call<{ secret: string; previousSecretExpiresAt: string }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: tenant.apiKey });
+      const rotated = await call<{ secret: string; previousSecretExpiresAt: string }>(
+        stack.baseUrl,
+        'POST',
+        `/v1/webhook-endpoints/${ep.id}/rotate-secret`,
+        { key: tenant.apiKey },
+      );
       expect(rotated.body.code).toBe(0);
       expect(rotated.body.data.secret).not.toBe(ep.secret);
       expect(new Date(rotated.body.data.previousSecretExpiresAt).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
@@ -369,25 +453,50 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
       await comment(openId, 'missed one');
       await r.waitFor(1);
       const disabled = await eventually(
-        async () => (await call<{ items: Array<{ id: string; disabledAt: string | null; disabledReason: string | null }> }>(stack.baseUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey })).body.data.items,
+        async () =>
+          (
+            await call<{ items: Array<{ id: string; disabledAt: string | null; disabledReason: string | null }> }>(
+              stack.baseUrl,
+              'GET',
+              '/v1/webhook-endpoints',
+              { key: tenant.apiKey },
+            )
+          ).body.data.items,
         (items) => items.find((e) => e.id === ep.id)?.disabledAt != null,
       );
       expect(disabled.find((e) => e.id === ep.id)!.disabledReason).toContain('410');
       await comment(openId, 'missed two');
       // The disabled endpoint's disabling is itself in the log.
-      await eventually(() => events(tenant), (e) => e.filter((x) => x.type === 'vplat.comment.created').length === 2 && e.some((x) => x.type === 'service.endpoint.disabled'));
+      await eventually(
+        () => events(tenant),
+        (e) => e.filter((x) => x.type === 'vplat.comment.created').length === 2 && e.some((x) => x.type === 'service.endpoint.disabled'),
+      );
 
       const refused = await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, { key: tenant.apiKey, json: { since } });
       expect(refused.body.code).toBe(2001);
       r.respondWith(200);
-      expect((await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/enable`, { key: tenant.apiKey })).body).toMatchObject({ code: 0, data: { disabledAt: null } });
-      const recovered = await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, { key: tenant.apiKey, json: { since } });
+      expect((await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/enable`, { key: tenant.apiKey })).body).toMatchObject({
+        code: 0,
+        data: { disabledAt: null },
+      });
+      const recovered = await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, {
+        key: tenant.apiKey,
+        json: { since },
+      });
       expect(recovered.body.data).toEqual({ redelivered: 2, truncated: false });
       const pushes = await r.waitFor(3);
-      expect(new Set(pushes.slice(1).map((p) => (JSON.parse(p.body) as { data: { text: string } }).data.text))).toEqual(new Set(['missed one', 'missed two']));
+      expect(new Set(pushes.slice(1).map((p) => (JSON.parse(p.body) as { data: { text: string } }).data.text))).toEqual(
+        new Set(['missed one', 'missed two']),
+      );
       // Nothing is left to recover.
       const again = await eventually(
-        async () => (await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, { key: tenant.apiKey, json: { since } })).body.data,
+        async () =>
+          (
+            await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/recover`, {
+              key: tenant.apiKey,
+              json: { since },
+            })
+          ).body.data,
         (d) => d.redelivered === 0,
       );
       expect(again.redelivered).toBe(0);
@@ -395,18 +504,43 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
     it('disables an endpoint that fails every attempt for the configured time, and says so in the log', async () => {
       const queue = `${taskQueue}-disable`;
-      const strict = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, disableEndpointAfterMs: 300, delivery: { retryScheduleMs: [200, 200, 200, 200], attemptTimeoutMs: 2_000 } });
+      const strict = await startStack({
+        taskQueue: queue,
+        allowInsecureWebhookUrls: true,
+        ratePerMinute: POLLING_RATE,
+        disableEndpointAfterMs: 300,
+        delivery: { retryScheduleMs: [200, 200, 200, 200], attemptTimeoutMs: 2_000 },
+      });
       const strictWorker = await startStackWorker(strict, queue, sb.upstream);
       try {
         const tenant = await createTenant(strict);
         const failing = await receiver();
         failing.respondWith(500);
         const watcher = await receiver();
-        const res = await call<{ id: string }>(strict.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: failing.url, eventTypes: ['*'] } });
-        await call(strict.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: watcher.url, eventTypes: ['service.endpoint.disabled'] } });
-        await strict.events.record({ customerId: tenant.customerId, seatId: null, platform: 'vplat', type: 'vplat.message.received', event: 'im_receive_msg', occurredAt: new Date(), data: {}, sourceKey: null });
+        const res = await call<{ id: string }>(strict.baseUrl, 'POST', '/v1/webhook-endpoints', {
+          key: tenant.apiKey,
+          json: { url: failing.url, eventTypes: ['*'] },
+        });
+        await call(strict.baseUrl, 'POST', '/v1/webhook-endpoints', {
+          key: tenant.apiKey,
+          json: { url: watcher.url, eventTypes: ['service.endpoint.disabled'] },
+        });
+        await strict.events.record({
+          customerId: tenant.customerId,
+          seatId: null,
+          platform: 'vplat',
+          type: 'vplat.message.received',
+          event: 'im_receive_msg',
+          occurredAt: new Date(),
+          data: {},
+          sourceKey: null,
+        });
         const [notice] = await watcher.waitFor(1, () => true, 15_000);
-        expect(JSON.parse(notice!.body)).toMatchObject({ type: 'service.endpoint.disabled', platform: 'service', data: { endpoint_id: res.body.data.id } });
+        expect(JSON.parse(notice!.body)).toMatchObject({
+          type: 'service.endpoint.disabled',
+          platform: 'service',
+          data: { endpoint_id: res.body.data.id },
+        });
         expect(failing.pushes.length).toBeGreaterThanOrEqual(2);
       } finally {
         await strictWorker.stop();
@@ -416,7 +550,12 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
 
     it('keeps at most the configured number of attempts in flight to one endpoint', async () => {
       const queue = `${taskQueue}-limit`;
-      const limited = await startStack({ taskQueue: queue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE, maxInFlightPerEndpoint: 1 });
+      const limited = await startStack({
+        taskQueue: queue,
+        allowInsecureWebhookUrls: true,
+        ratePerMinute: POLLING_RATE,
+        maxInFlightPerEndpoint: 1,
+      });
       const limitedWorker = await startStackWorker(limited, queue, sb.upstream);
       try {
         const tenant = await createTenant(limited);
@@ -425,7 +564,16 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
         await call(limited.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: slow.url, eventTypes: ['*'] } });
         await Promise.all(
           [1, 2, 3, 4].map((n) =>
-            limited.events.record({ customerId: tenant.customerId, seatId: null, platform: 'vplat', type: 'vplat.message.received', event: 'im_receive_msg', occurredAt: new Date(), data: { n }, sourceKey: null }),
+            limited.events.record({
+              customerId: tenant.customerId,
+              seatId: null,
+              platform: 'vplat',
+              type: 'vplat.message.received',
+              event: 'im_receive_msg',
+              occurredAt: new Date(),
+              data: { n },
+              sourceKey: null,
+            }),
           ),
         );
         await slow.waitFor(4, () => true, 20_000);

@@ -60,12 +60,13 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
     expect([again.status, again.body.code]).toEqual([401, 1001]);
   });
 
-  it('ends the key\'s streams on every gateway within seconds of the revocation', async () => {
+  it("ends the key's streams on every gateway within seconds of the revocation", async () => {
     const tenant = await createTenant(stack);
     const onFirst = await open(tenant);
     const onSecond = await SseReader.open(`${secondUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
     await record(tenant, 1);
-    for (const reader of [onFirst, onSecond]) expect(JSON.parse((await reader.nextEvent()).data!)).toMatchObject({ type: 'service.endpoint.test' });
+    for (const reader of [onFirst, onSecond])
+      expect(JSON.parse((await reader.nextEvent()).data!)).toMatchObject({ type: 'service.endpoint.test' });
 
     await stack.admin.revokeApiKey({ id: tenant.apiKeyId });
     const [restFirst, restSecond] = await Promise.all([untilEnded(onFirst, 3_000), untilEnded(onSecond, 3_000)]);
@@ -77,7 +78,7 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
     }
   });
 
-  it('ends the streams of a disabled user, and keeps other customers\' streams open', async () => {
+  it("ends the streams of a disabled user, and keeps other customers' streams open", async () => {
     const [tenant, other] = [await createTenant(stack), await createTenant(stack)];
     const [reader, bystander] = [await open(tenant), await open(other)];
     await stack.admin.setUserDisabled({ userId: tenant.userId, disabled: true });

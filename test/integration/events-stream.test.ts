@@ -169,7 +169,10 @@ describe('WatchEvents with the event hub', () => {
     const w = await watch(principal).ready();
     // Where it starts, so a client that leaves before its first event can resume from there.
     expect(w.resumeId).toBe(before.id);
-    const stored = [await storeEvent(database, principal.customerId), await storeEvent(database, principal.customerId, 'vplat.comment.created')];
+    const stored = [
+      await storeEvent(database, principal.customerId),
+      await storeEvent(database, principal.customerId, 'vplat.comment.created'),
+    ];
     const received: WatchEventsMessage[] = [];
     while (received.length < 2) {
       const r = await w.next();
@@ -315,9 +318,19 @@ interface Tenant {
 
 async function newTenant(database: Database): Promise<Tenant> {
   const principal = await newCustomer(database);
-  const user = await insertUser(database.db, { customerId: principal.customerId, email: `stream-${principal.customerId}@example.com`, name: 'Stream' });
+  const user = await insertUser(database.db, {
+    customerId: principal.customerId,
+    email: `stream-${principal.customerId}@example.com`,
+    name: 'Stream',
+  });
   const key = generateApiKey();
-  await insertApiKey(database.db, { customerId: principal.customerId, userId: user!.id, name: 'stream', prefix: key.prefix, keyHash: key.hash });
+  await insertApiKey(database.db, {
+    customerId: principal.customerId,
+    userId: user!.id,
+    name: 'stream',
+    prefix: key.prefix,
+    keyHash: key.hash,
+  });
   return { principal: { ...principal, userId: user!.id }, apiKey: key.plaintext };
 }
 
@@ -405,20 +418,35 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ code: 1001 });
     const { apiKey } = await newTenant(database);
-    const res = await fetch(`${baseUrl}/v1/events/stream?types=vplat.comment.created,vplat.nope`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const res = await fetch(`${baseUrl}/v1/events/stream?types=vplat.comment.created,vplat.nope`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({ code: 2001, message: expect.stringMatching(/^types\[1\]: unknown event type or pattern "vplat.nope"/) });
+    expect(await res.json()).toMatchObject({
+      code: 2001,
+      message: expect.stringMatching(/^types\[1\]: unknown event type or pattern "vplat.nope"/),
+    });
   });
 
-  it('answers 1005 for a Last-Event-ID that is not one of the caller\'s events, naming what the client sent', async () => {
+  it("answers 1005 for a Last-Event-ID that is not one of the caller's events, naming what the client sent", async () => {
     const { apiKey } = await newTenant(database);
-    const res = await fetch(`${baseUrl}/v1/events/stream`, { headers: { authorization: `Bearer ${apiKey}`, 'last-event-id': 'evt_unknown' } });
+    const res = await fetch(`${baseUrl}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${apiKey}`, 'last-event-id': 'evt_unknown' },
+    });
     expect(res.status).toBe(404);
     const body = (await res.json()) as { code: number; message: string; data: { field: string } };
-    expect(body).toMatchObject({ code: 1005, message: expect.stringMatching(/^the Last-Event-ID header: no event "evt_unknown"/), data: { field: 'Last-Event-ID' } });
+    expect(body).toMatchObject({
+      code: 1005,
+      message: expect.stringMatching(/^the Last-Event-ID header: no event "evt_unknown"/),
+      data: { field: 'Last-Event-ID' },
+    });
     expect(body.message).not.toContain('after_event_id');
     const byQuery = await fetch(`${baseUrl}/v1/events/stream?lastEventId=evt_unknown`, { headers: { authorization: `Bearer ${apiKey}` } });
-    expect(await byQuery.json()).toMatchObject({ code: 1005, message: expect.stringMatching(/^the lastEventId parameter: /), data: { field: 'lastEventId' } });
+    expect(await byQuery.json()).toMatchObject({
+      code: 1005,
+      message: expect.stringMatching(/^the lastEventId parameter: /),
+      data: { field: 'lastEventId' },
+    });
   });
 
   it('reaches a plain EventSource onmessage handler (the eventsource client) with every event, the type in the data', async () => {
@@ -428,7 +456,12 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     // A connection pool of its own, destroyed at the end: the gateway's close must find none left.
     const agent = new Agent();
     const source = new EventSource(`${baseUrl}/v1/events/stream`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${tenant.apiKey}` }, dispatcher: agent } as RequestInit),
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          headers: { ...init?.headers, authorization: `Bearer ${tenant.apiKey}` },
+          dispatcher: agent,
+        } as RequestInit),
     });
     try {
       source.onmessage = (m) => {
@@ -466,7 +499,16 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     expect(block.event).toBe('message');
     expect(JSON.parse(block.data!)).toMatchObject({ type: 'vplat.comment.created' });
     expect(JSON.parse(block.data!)).toEqual(eventBody(stored));
-    expect(Object.keys(JSON.parse(block.data!))).toEqual(['id', 'platform', 'type', 'event', 'occurred_at', 'received_at', 'seat_id', 'data']);
+    expect(Object.keys(JSON.parse(block.data!))).toEqual([
+      'id',
+      'platform',
+      'type',
+      'event',
+      'occurred_at',
+      'received_at',
+      'seat_id',
+      'data',
+    ]);
   });
 
   it('starts with the id of the latest event and no data, where a client that leaves before its first event resumes', async () => {
@@ -503,8 +545,15 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const tenant = await newTenant(database);
     const { customerId } = tenant.principal;
     const seen = await storeEvent(database, customerId, 'vplat.comment.created', 1);
-    const missed = [await storeEvent(database, customerId, 'vplat.comment.created', 2), await storeEvent(database, customerId, 'vplat.message.received', 3), await storeEvent(database, customerId, 'vplat.comment.created', 4)];
-    const { sse } = await connect('/v1/events/stream?types=vplat.comment.created', { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': seen.id });
+    const missed = [
+      await storeEvent(database, customerId, 'vplat.comment.created', 2),
+      await storeEvent(database, customerId, 'vplat.message.received', 3),
+      await storeEvent(database, customerId, 'vplat.comment.created', 4),
+    ];
+    const { sse } = await connect('/v1/events/stream?types=vplat.comment.created', {
+      authorization: `Bearer ${tenant.apiKey}`,
+      'last-event-id': seen.id,
+    });
     expect([(await sse.nextEvent()).id, (await sse.nextEvent()).id]).toEqual([missed[0]!.id, missed[2]!.id]);
     const live = await storeEvent(database, customerId, 'vplat.comment.created', 5);
     expect((await sse.nextEvent()).id).toBe(live.id);
@@ -515,7 +564,10 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     const [first, second, third] = await storeEvents(database, tenant.principal.customerId, 3);
     const byQuery = await connect(`/v1/events/stream?lastEventId=${first!.id}`, { authorization: `Bearer ${tenant.apiKey}` });
     expect((await byQuery.sse.nextEvent()).id).toBe(second!.id);
-    const both = await connect(`/v1/events/stream?lastEventId=${first!.id}`, { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': second!.id });
+    const both = await connect(`/v1/events/stream?lastEventId=${first!.id}`, {
+      authorization: `Bearer ${tenant.apiKey}`,
+      'last-event-id': second!.id,
+    });
     expect((await both.sse.nextEvent()).id).toBe(third!.id);
   });
 

@@ -26,7 +26,8 @@ describe.each(['in-memory', 'http'] as const)('Idempotency-Key on write routes, 
       json: { url, eventTypes: ['*'] },
       ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }),
     });
-  const endpointCount = async () => (await call<{ items: unknown[] }>(stack.baseUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey })).body.data.items.length;
+  const endpointCount = async () =>
+    (await call<{ items: unknown[] }>(stack.baseUrl, 'GET', '/v1/webhook-endpoints', { key: tenant.apiKey })).body.data.items.length;
 
   it('returns the first response to a repeat, secret included, and creates one endpoint', async () => {
     const before = await endpointCount();
@@ -38,7 +39,10 @@ describe.each(['in-memory', 'http'] as const)('Idempotency-Key on write routes, 
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect(await endpointCount()).toBe(before + 1);
     // The kept response carries the secret, so it is kept sealed: the plaintext is nowhere at rest.
-    const stored = await queryRows<{ response: string }>(stack.database.db, sql`select response from idempotency_keys where key = 'create-endpoint-1' and customer_id = ${tenant.customerId}`);
+    const stored = await queryRows<{ response: string }>(
+      stack.database.db,
+      sql`select response from idempotency_keys where key = 'create-endpoint-1' and customer_id = ${tenant.customerId}`,
+    );
     expect(stored).toHaveLength(1);
     expect(stored[0]!.response).not.toContain(first.body.data.secret);
     expect(Buffer.from(stored[0]!.response.split('.').pop() ?? '', 'base64url').toString('latin1')).not.toContain(first.body.data.secret);

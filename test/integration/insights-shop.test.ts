@@ -54,13 +54,21 @@ describe('business/video/list for a shop track account', () => {
   let after: Date;
 
   const get = <T = Json>(query: Record<string, string | number>, key = shopOnly.apiKey) =>
-    call<T>(env.stack.baseUrl, 'GET', `${LIST}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { key });
+    call<T>(
+      env.stack.baseUrl,
+      'GET',
+      `${LIST}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`,
+      { key },
+    );
   const iso = (d: Date, offsetMs = 0) => new Date(d.getTime() + offsetMs).toISOString();
 
   async function publishShopVideo(t: Tenant, seatId: string, account: SandboxAccount, title: string): Promise<RecordJson> {
     const upload = await uploadMultipart<{ fileId: string }>(env.stack.baseUrl, t.apiKey, [
       { name: 'seatId', value: seatId },
-      { name: 'file', value: { fileName: 'clip.mp4', bytes: Buffer.concat([mp4Bytes(4096), createHash('sha256').update(title).digest()]) } },
+      {
+        name: 'file',
+        value: { fileName: 'clip.mp4', bytes: Buffer.concat([mp4Bytes(4096), createHash('sha256').update(title).digest()]) },
+      },
     ]);
     expect(upload.body.code).toBe(0);
     const product = (await getShopProducts(env.sb.upstream.shop, account.tokens.access_token, { page_size: 1 })).products[0]!;
@@ -70,7 +78,11 @@ describe('business/video/list for a shop track account', () => {
     });
     expect(res.body.code).toBe(0);
     const records = () => call<{ items: RecordJson[] }>(env.stack.baseUrl, 'GET', '/v1/publish/records?limit=100', { key: t.apiKey });
-    const done = await eventually(records, (r) => r.body.data.items.some((i) => i.id === res.body.data.id && i.status === 'publish_complete'), 20_000);
+    const done = await eventually(
+      records,
+      (r) => r.body.data.items.some((i) => i.id === res.body.data.id && i.status === 'publish_complete'),
+      20_000,
+    );
     return done.body.data.items.find((i) => i.id === res.body.data.id)!;
   }
 
@@ -86,7 +98,7 @@ describe('business/video/list for a shop track account', () => {
   afterAll(() => env?.close());
   afterEach(() => env.sb.control('DELETE', '/_sandbox/faults'));
 
-  it('lists a shop-only customer\'s shop videos, newest first, with what the shop says of each', async () => {
+  it("lists a shop-only customer's shop videos, newest first, with what the shop says of each", async () => {
     const res = await get<Page>({ account: creator.openId });
     expect(res.body.code).toBe(0);
     expect(res.body.data).toMatchObject({ nextCursor: null, hasMore: false });
@@ -96,7 +108,10 @@ describe('business/video/list for a shop track account', () => {
     ]);
     for (const item of res.body.data.items) {
       // The shop's own status call: SUCCESS, and the post time it reports with it.
-      const shop = await env.sb.upstream.shop.get<{ video: { post_status: string; post_time: number } }>(`/affiliate_creator/202509/videos/${item.videoId}/status`, creator.tokens.access_token);
+      const shop = await env.sb.upstream.shop.get<{ video: { post_status: string; post_time: number } }>(
+        `/affiliate_creator/202509/videos/${item.videoId}/status`,
+        creator.tokens.access_token,
+      );
       expect(item).toEqual({
         track: 'shop',
         videoId: item.videoId,
@@ -124,9 +139,17 @@ describe('business/video/list for a shop track account', () => {
     expect(both.body.data.items.map((i) => i.videoId)).toEqual([autumn.shareId, spring.shareId]);
     // The same instants written with an offset.
     const plusOne = (d: Date) => new Date(d.getTime() + 3_600_000).toISOString().replace('Z', '+01:00');
-    const offset = await get<Page>({ account: creator.openId, from: plusOne(new Date(before.getTime() - SECOND)), to: plusOne(new Date(after.getTime() + SECOND)) });
+    const offset = await get<Page>({
+      account: creator.openId,
+      from: plusOne(new Date(before.getTime() - SECOND)),
+      to: plusOne(new Date(after.getTime() + SECOND)),
+    });
     expect(offset.body.data.items).toHaveLength(2);
-    const outside: Array<Record<string, string>> = [{ to: iso(before, -SECOND) }, { from: iso(after, SECOND) }, { from: iso(before, -3_600 * SECOND), to: iso(before, -SECOND) }];
+    const outside: Array<Record<string, string>> = [
+      { to: iso(before, -SECOND) },
+      { from: iso(after, SECOND) },
+      { from: iso(before, -3_600 * SECOND), to: iso(before, -SECOND) },
+    ];
     for (const range of outside) {
       const res = await get<Page>({ account: creator.openId, ...range });
       expect([range, res.body.code, res.body.data.items]).toEqual([range, 0, []]);
@@ -157,17 +180,19 @@ describe('business/video/list for a shop track account', () => {
     [{ videoIds: '7000000000000128000' }, 'videoIds'],
     [{ fields: 'itemId' }, 'fields'],
   ])('refuses %j with 2001 naming %s', async (params, field) => {
-    const res = await get(({ account: creator.openId, ...params }) as Record<string, string | number>);
+    const res = await get({ account: creator.openId, ...params } as Record<string, string | number>);
     expect([res.status, res.body.code]).toEqual([422, 2001]);
     expect(res.body.message).toMatch(new RegExp(`^(query parameter )?${field}\\b`));
   });
 
   it('says how to send an offset whose "+" arrived as a space', async () => {
-    const res = await call(env.stack.baseUrl, 'GET', `${LIST}?account=${creator.openId}&from=2026-11-01T10:30:00+01:00`, { key: shopOnly.apiKey });
+    const res = await call(env.stack.baseUrl, 'GET', `${LIST}?account=${creator.openId}&from=2026-11-01T10:30:00+01:00`, {
+      key: shopOnly.apiKey,
+    });
     expect(res.body).toMatchObject({ code: 2001, message: expect.stringContaining('%2B') });
   });
 
-  it('is 1007 for an account none of the caller\'s seats holds, as a shop account when shop filters are given', async () => {
+  it("is 1007 for an account none of the caller's seats holds, as a shop account when shop filters are given", async () => {
     const plain = await get({ account: 'someone_else' });
     expect([plain.status, plain.body.code]).toEqual([409, 1007]);
     const shop = await get({ account: 'someone_else', title: 'spring' });
@@ -179,13 +204,18 @@ describe('business/video/list for a shop track account', () => {
   });
 
   it('fails as the shop does when the status read of the videos fails', async () => {
-    await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', platform: 'shop', pathPrefix: '/affiliate_creator/202509/videos/', count: 5 });
+    await env.sb.control('POST', '/_sandbox/faults', {
+      kind: 'server_error',
+      platform: 'shop',
+      pathPrefix: '/affiliate_creator/202509/videos/',
+      count: 5,
+    });
     const res = await get({ account: creator.openId });
     expect([res.status, res.body.code]).toEqual([502, 3001]);
     expect(res.body.data).toMatchObject({ platform: 'shop' });
   });
 
-  it('the emulator, like the shop, answers no list of a creator\'s videos', async () => {
+  it("the emulator, like the shop, answers no list of a creator's videos", async () => {
     const listed = env.sb.upstream.shop.get('/affiliate_creator/202607/videos', creator.tokens.access_token);
     await expect(listed).rejects.toMatchObject({ code: 3001, options: { data: expect.objectContaining({ officialCode: 36009009 }) } });
   });

@@ -51,12 +51,16 @@ describe('insights', () => {
   afterEach(() => env.sb.control('DELETE', '/_sandbox/faults'));
 
   const get = <T = Json>(path: string, key = tenant.apiKey) => call<T>(env.stack.baseUrl, 'GET', path, { key });
-  const q = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  const q = (params: Record<string, string | number>) =>
+    new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
   /** The official answer's data, read with the account's own token. */
   async function officialData(endpoint: string, query: Record<string, unknown>, who = account): Promise<Json> {
     const encoded = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-    const res = await official(env.sb.url, 'GET', `/open_api/v1.3/${endpoint}`, { token: who.tokens.access_token, query: { business_id: who.openId, ...encoded } });
+    const res = await official(env.sb.url, 'GET', `/open_api/v1.3/${endpoint}`, {
+      token: who.tokens.access_token,
+      query: { business_id: who.openId, ...encoded },
+    });
     expect(res.body.code).toBe(0);
     return res.body.data;
   }
@@ -71,7 +75,11 @@ describe('insights', () => {
       const fields = officialNames(REQUESTABLE_ACCOUNT_FIELDS).filter((f) => !DAILY_ONLY_FIELDS.has(f));
       const { metrics: _ignored, ...expected } = await officialData('business/get/', { fields });
       expect(stable(res.body.data)).toEqual(stable(through(ACCOUNT_FIELDS, expected)));
-      expect(res.body.data).toMatchObject({ username: account.username, followersCount: expect.any(Number), audienceAges: expect.any(Array) });
+      expect(res.body.data).toMatchObject({
+        username: account.username,
+        followersCount: expect.any(Number),
+        audienceAges: expect.any(Array),
+      });
       expect(res.body.data).not.toHaveProperty('metrics');
     });
 
@@ -79,16 +87,26 @@ describe('insights', () => {
       const range = { startDate: day(-10), endDate: day(-1) };
       const res = await get(`${BUSINESS}/get?${q({ account: account.openId, ...range })}`);
       expect(res.body.code).toBe(0);
-      const data = await officialData('business/get/', { fields: officialNames(REQUESTABLE_ACCOUNT_FIELDS), start_date: range.startDate, end_date: range.endDate });
+      const data = await officialData('business/get/', {
+        fields: officialNames(REQUESTABLE_ACCOUNT_FIELDS),
+        start_date: range.startDate,
+        end_date: range.endDate,
+      });
       const expected = through(ACCOUNT_FIELDS, { ...data, metrics: (data.metrics as Json[]).map((m) => through(DAILY_METRIC_FIELDS, m)) });
       expect(stable(res.body.data)).toEqual(stable(expected));
       const metrics = res.body.data.metrics as Json[];
       expect(metrics.map((m) => m.date)).toEqual(Array.from({ length: 10 }, (_, i) => day(i - 10)));
-      expect(metrics[0]).toMatchObject({ videoViews: expect.any(Number), dailyNewFollowers: expect.any(Number), audienceActivity: expect.any(Array) });
+      expect(metrics[0]).toMatchObject({
+        videoViews: expect.any(Number),
+        dailyNewFollowers: expect.any(Number),
+        audienceActivity: expect.any(Array),
+      });
     });
 
     it('takes fields by their service or official names', async () => {
-      const res = await get(`${BUSINESS}/get?${q({ account: account.username, fields: 'displayName,followers_count,videoViews', startDate: day(-2), endDate: day(-1) })}`);
+      const res = await get(
+        `${BUSINESS}/get?${q({ account: account.username, fields: 'displayName,followers_count,videoViews', startDate: day(-2), endDate: day(-1) })}`,
+      );
       expect(res.body.code).toBe(0);
       expect(Object.keys(res.body.data).sort()).toEqual(['displayName', 'followersCount', 'metrics']);
       expect(res.body.data.metrics).toEqual([
@@ -121,22 +139,30 @@ describe('insights', () => {
   });
 
   describe('GET business/video/list', () => {
-    it('lists the account\'s posts with every field, as the official list flattened', async () => {
+    it("lists the account's posts with every field, as the official list flattened", async () => {
       const res = await get<VideoPage>(`${BUSINESS}/video/list?${q({ account: account.username })}`);
       expect(res.body.code).toBe(0);
       const data = await officialData('business/video/list/', { fields: officialNames(VIDEO_FIELDS), max_count: '20' });
       expect(stable(res.body.data.items)).toEqual(stable((data.videos as Json[]).map((v) => through(VIDEO_FIELDS, v))));
       expect(res.body.data.items).toHaveLength(3);
       expect(res.body.data).toMatchObject({ nextCursor: null, hasMore: false });
-      expect(res.body.data.items[0]).toMatchObject({ itemId: expect.stringMatching(/^\d{19}$/), videoViews: expect.any(Number), videoViewRetention: expect.any(Array) });
+      expect(res.body.data.items[0]).toMatchObject({
+        itemId: expect.stringMatching(/^\d{19}$/),
+        videoViews: expect.any(Number),
+        videoViewRetention: expect.any(Array),
+      });
     });
 
-    it('pages with maxCount and the previous page\'s nextCursor', async () => {
-      const first = await get<VideoPage>(`${BUSINESS}/video/list?${q({ account: account.username, maxCount: 2, fields: 'itemId,createTime' })}`);
+    it("pages with maxCount and the previous page's nextCursor", async () => {
+      const first = await get<VideoPage>(
+        `${BUSINESS}/video/list?${q({ account: account.username, maxCount: 2, fields: 'itemId,createTime' })}`,
+      );
       expect(first.body.data.items).toHaveLength(2);
       expect(first.body.data.hasMore).toBe(true);
       expect(first.body.data.nextCursor).toMatch(/^\d+$/);
-      const second = await get<VideoPage>(`${BUSINESS}/video/list?${q({ account: account.username, maxCount: 2, fields: 'createTime', cursor: first.body.data.nextCursor! })}`);
+      const second = await get<VideoPage>(
+        `${BUSINESS}/video/list?${q({ account: account.username, maxCount: 2, fields: 'createTime', cursor: first.body.data.nextCursor! })}`,
+      );
       expect(second.body.data).toMatchObject({ nextCursor: null, hasMore: false });
       expect(second.body.data.items).toHaveLength(1);
       // itemId is always returned: the platform needs it with any other field.
@@ -154,7 +180,9 @@ describe('insights', () => {
     it('filters by videoIds, leaving out posts the account does not have', async () => {
       const all = await get<VideoPage>(`${BUSINESS}/video/list?${q({ account: account.username, fields: 'itemId' })}`);
       const [a, , c] = all.body.data.items.map((v) => v.itemId);
-      const res = await get<VideoPage>(`${BUSINESS}/video/list?${q({ account: account.username, videoIds: `${a},${c},7000000000000000128`, fields: 'likes' })}`);
+      const res = await get<VideoPage>(
+        `${BUSINESS}/video/list?${q({ account: account.username, videoIds: `${a},${c},7000000000000000128`, fields: 'likes' })}`,
+      );
       expect(res.body.code).toBe(0);
       expect(res.body.data.items.map((v) => v.itemId)).toEqual([a, c]);
       const data = await officialData('business/video/list/', { fields: ['item_id', 'likes'], filters: { video_ids: [a, c] } });
@@ -171,11 +199,15 @@ describe('insights', () => {
   });
 
   describe('GET business/benchmark', () => {
-    it('answers the category\'s averages, flattened', async () => {
+    it("answers the category's averages, flattened", async () => {
       const res = await get(`${BUSINESS}/benchmark?${q({ account: account.username, category: 'BEAUTY' })}`);
       expect(res.body.code).toBe(0);
       expect(res.body.data).toEqual(through(BENCHMARK_FIELDS, await officialData('business/benchmark/', { business_category: 'BEAUTY' })));
-      expect(res.body.data).toMatchObject({ category: 'BEAUTY', averageLikes: expect.any(Number), averageEngagementRate: expect.any(Number) });
+      expect(res.body.data).toMatchObject({
+        category: 'BEAUTY',
+        averageLikes: expect.any(Number),
+        averageEngagementRate: expect.any(Number),
+      });
     });
 
     it('accepts each of the official 25 categories', async () => {
@@ -200,7 +232,10 @@ describe('insights', () => {
       const res = await get(`${BUSINESS}/video/settings?${q({ account: account.username })}`);
       expect(res.body.code).toBe(0);
       expect(res.body.data).toEqual(through(VIDEO_SETTINGS_FIELDS, await officialData('business/video/settings/', {})));
-      expect(res.body.data).toMatchObject({ privacyLevelOptions: expect.arrayContaining(['SELF_ONLY']), maxVideoPostDurationSec: expect.any(Number) });
+      expect(res.body.data).toMatchObject({
+        privacyLevelOptions: expect.arrayContaining(['SELF_ONLY']),
+        maxVideoPostDurationSec: expect.any(Number),
+      });
     });
   });
 
@@ -217,7 +252,7 @@ describe('insights', () => {
       expect(stable(found.body)).toEqual(stable(replacement.body));
     });
 
-    it('finds the post on whichever of the caller\'s video track seats has it; 1005 when none does', async () => {
+    it("finds the post on whichever of the caller's video track seats has it; 1005 when none does", async () => {
       const two = await createTenant(env.stack);
       await bindSandboxSeat(env, two, 'business');
       const { account: second } = await bindSandboxSeat(env, two, 'business');
@@ -232,7 +267,7 @@ describe('insights', () => {
       const foreign = await get(`/v1/publish/stats?${q({ itemId: postId })}`);
       expect([foreign.status, foreign.body.code]).toEqual([404, 1005]);
       const named = await get(`/v1/publish/stats?${q({ itemId: 'pub_abc' })}`);
-      expect([named.body.code, named.body.message]).toEqual([1005, 'itemId: pub_abc is a publish record id; pass the record\'s postId']);
+      expect([named.body.code, named.body.message]).toEqual([1005, "itemId: pub_abc is a publish record id; pass the record's postId"]);
     });
 
     it('is marked deprecated in its route schema, and only it', () => {
@@ -275,14 +310,24 @@ describe('insights', () => {
 
   describe('upstream failures', () => {
     it('a platform error is 3001 with the official code', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', platform: 'business', pathPrefix: '/open_api/v1.3/business/get/', count: 5 });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        platform: 'business',
+        pathPrefix: '/open_api/v1.3/business/get/',
+        count: 5,
+      });
       const res = await get(`${BUSINESS}/get?${q({ account: account.username })}`);
       expect([res.status, res.body.code]).toEqual([502, 3001]);
       expect(res.body.data).toMatchObject({ officialCode: expect.any(Number) });
     });
 
     it('a platform that does not answer in time is 3002', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', hangMs: 3_000, platform: 'business', pathPrefix: '/open_api/v1.3/business/video/list/' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'hang',
+        hangMs: 3_000,
+        platform: 'business',
+        pathPrefix: '/open_api/v1.3/business/video/list/',
+      });
       const res = await get(`${BUSINESS}/video/list?${q({ account: account.username })}`);
       expect([res.status, res.body.code]).toEqual([504, 3002]);
     });
@@ -297,7 +342,12 @@ describe('insights', () => {
     });
 
     it('the deprecated route answers with the failure when the post is not found elsewhere', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', platform: 'business', pathPrefix: '/open_api/v1.3/business/video/list/', count: 5 });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        platform: 'business',
+        pathPrefix: '/open_api/v1.3/business/video/list/',
+        count: 5,
+      });
       const res = await get(`/v1/publish/stats?${q({ itemId: '7000000000000128000' })}`);
       expect(res.body.code).toBe(3001);
     });

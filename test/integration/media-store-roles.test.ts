@@ -32,7 +32,9 @@ describe('the media store at start-up and in the background', () => {
     const s3 = testS3();
     const missing = gateway({ ...s3.env, MEDIA_S3_BUCKET: 'no-such-bucket' });
     expect(await exitOf(missing)).not.toBe(0);
-    expect(missing.output()).toMatch(/media store s3 bucket no-such-bucket at http:\/\/127\.0\.0\.1:\d+ cannot be used: the bucket does not exist/);
+    expect(missing.output()).toMatch(
+      /media store s3 bucket no-such-bucket at http:\/\/127\.0\.0\.1:\d+ cannot be used: the bucket does not exist/,
+    );
 
     const incomplete = gateway({ MEDIA_STORE: 's3', MEDIA_S3_ACCESS_KEY_ID: 'only-the-id' });
     expect(await exitOf(incomplete)).not.toBe(0);
@@ -62,7 +64,8 @@ describe('the media store at start-up and in the background', () => {
         }),
       );
       children.push(worker);
-      const uploads = async () => ((await admin.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket }))).Uploads ?? []).map((u) => u.Key);
+      const uploads = async () =>
+        ((await admin.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket }))).Uploads ?? []).map((u) => u.Key);
       const left = await eventually(uploads, (keys) => !keys.includes(key), 20_000);
       expect(left).not.toContain(key);
       // Another deployment's prefix in the same bucket is not ours to sweep.

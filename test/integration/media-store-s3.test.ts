@@ -2,7 +2,13 @@
  * The S3 media store on a real MinIO: the same contract as the folder, plus what only a network
  * store has (parts, an outage, a start-up check that names what is wrong).
  */
-import { CreateMultipartUploadCommand, DeleteObjectsCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { Readable } from 'node:stream';
@@ -14,15 +20,21 @@ import { adminS3Client, testS3, testStoreSettings } from '../helpers/minio-serve
 /** testStoreSettings' part size. */
 const PART = 5 * 1024 * 1024;
 
-const settingsFor = (s3: ReturnType<typeof testS3>, overrides: Partial<S3StoreSettings> = {}) => testStoreSettings(s3.server, s3.bucket, s3.prefix, overrides);
+const settingsFor = (s3: ReturnType<typeof testS3>, overrides: Partial<S3StoreSettings> = {}) =>
+  testStoreSettings(s3.server, s3.bucket, s3.prefix, overrides);
 const adminClient = (s3: ReturnType<typeof testS3>) => adminS3Client(s3.server);
 
 /** Objects under the prefix (without it) and unfinished multipart uploads (as `upload:<key>`). */
 async function listUnder(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
   const objects = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
   // MinIO lists uploads by exact key only: all of them, filtered here.
-  const uploads = ((await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).filter((u) => u.Key!.startsWith(prefix));
-  return [...(objects.Contents ?? []).map((o) => o.Key!.slice(prefix.length)), ...uploads.map((u) => `upload:${u.Key!.slice(prefix.length)}`)].sort();
+  const uploads = ((await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).filter((u) =>
+    u.Key!.startsWith(prefix),
+  );
+  return [
+    ...(objects.Contents ?? []).map((o) => o.Key!.slice(prefix.length)),
+    ...uploads.map((u) => `upload:${u.Key!.slice(prefix.length)}`),
+  ].sort();
 }
 
 describeMediaStoreContract(
@@ -36,7 +48,8 @@ describeMediaStoreContract(
       leftovers: () => listUnder(admin, s3.bucket, s3.prefix),
       cleanup: async () => {
         const keys = (await admin.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: s3.prefix }))).Contents ?? [];
-        if (keys.length) await admin.send(new DeleteObjectsCommand({ Bucket: s3.bucket, Delete: { Objects: keys.map((k) => ({ Key: k.Key! })) } }));
+        if (keys.length)
+          await admin.send(new DeleteObjectsCommand({ Bucket: s3.bucket, Delete: { Objects: keys.map((k) => ({ Key: k.Key! })) } }));
         admin.destroy();
         store.close();
       },
@@ -81,7 +94,9 @@ describe('S3 store: outages and start-up checks', () => {
     };
     expect(await check({})).toBe('ok');
     expect(await check({ bucket: 'no-such-bucket-here' })).toMatch(/bucket no-such-bucket-here .*the bucket does not exist/);
-    expect(await check({ credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: 'wrong-secret-key' } })).toMatch(/access denied/);
+    expect(await check({ credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: 'wrong-secret-key' } })).toMatch(
+      /access denied/,
+    );
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as net.AddressInfo).port;

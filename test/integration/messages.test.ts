@@ -47,18 +47,26 @@ describe('direct messages', () => {
     for (const [k, v] of Object.entries(query)) for (const one of [v].flat()) qs.append(k, one);
     return call<Data>(stack.baseUrl, 'GET', `${BASE}/${path}?${qs.toString()}`, { key });
   };
-  const post = (path: string, json: Record<string, unknown>, key = tenant.apiKey) => call<Data>(stack.baseUrl, 'POST', `${BASE}/${path}`, { key, json });
+  const post = (path: string, json: Record<string, unknown>, key = tenant.apiKey) =>
+    call<Data>(stack.baseUrl, 'POST', `${BASE}/${path}`, { key, json });
   const send = (json: Record<string, unknown>) => post('send', { account: account.openId, ...json });
 
   /** A user writes to the account: a conversation exists (STRANGER until the business replies). */
   const userWrites = (text = 'hello there', conversationId?: string) =>
-    env.sb.control<{ conversationId: string; messageId: string; from: string }>('POST', `/_sandbox/accounts/${account.openId}/messages`, { text, ...(conversationId ? { conversationId } : {}) });
+    env.sb.control<{ conversationId: string; messageId: string; from: string }>('POST', `/_sandbox/accounts/${account.openId}/messages`, {
+      text,
+      ...(conversationId ? { conversationId } : {}),
+    });
 
   const upload = async (bytes: Buffer, opts: { account?: string; fileName?: string; key?: string } = {}): Promise<Envelope<Data>> => {
     const form = new FormData();
     form.append('account', opts.account ?? account.openId);
     form.append('file', new Blob([bytes], { type: 'image/png' }), opts.fileName ?? 'picture.png');
-    const res = await fetch(`${stack.baseUrl}${BASE}/media/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${opts.key ?? tenant.apiKey}` } });
+    const res = await fetch(`${stack.baseUrl}${BASE}/media/upload`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${opts.key ?? tenant.apiKey}` },
+    });
     return { status: res.status, headers: res.headers, body: (await res.json()) as Envelope<Data>['body'] };
   };
 
@@ -78,9 +86,18 @@ describe('direct messages', () => {
 
       const messages = await get('content/list', { account: account.openId, conversationId });
       expect(messages.body.code).toBe(0);
-      const directMessages = await official.listMessages(vplat(), token(), { business_id: account.openId, conversation_id: conversationId });
+      const directMessages = await official.listMessages(vplat(), token(), {
+        business_id: account.openId,
+        conversation_id: conversationId,
+      });
       expect(messages.body.data).toEqual(fromOfficial(MESSAGE_LIST_ANSWER, directMessages as never));
-      expect(messages.body.data.items![0]).toMatchObject({ conversationId, messageType: 'TEXT', textBody: 'is the shop open?', fromUserRole: 'PERSONAL_ACCOUNT', messageTagSource: 'APP' });
+      expect(messages.body.data.items![0]).toMatchObject({
+        conversationId,
+        messageType: 'TEXT',
+        textBody: 'is the shop open?',
+        fromUserRole: 'PERSONAL_ACCOUNT',
+        messageTagSource: 'APP',
+      });
       expect(messages.body.data.participants).toContainEqual(expect.objectContaining({ role: 'BUSINESS_ACCOUNT', id: account.openId }));
     });
 
@@ -96,9 +113,19 @@ describe('direct messages', () => {
 
     it('answers capabilities as the official API does', async () => {
       const { conversationId } = await userWrites();
-      const res = await get('capabilities/get', { account: account.openId, conversationId, conversationType: 'STRANGER', capabilityTypes: 'IMAGE_SEND' });
+      const res = await get('capabilities/get', {
+        account: account.openId,
+        conversationId,
+        conversationType: 'STRANGER',
+        capabilityTypes: 'IMAGE_SEND',
+      });
       expect(res.body.code).toBe(0);
-      const direct = await official.getMessagingCapabilities(vplat(), token(), { business_id: account.openId, capability_types: ['IMAGE_SEND'], conversation_id: conversationId, conversation_type: 'STRANGER' });
+      const direct = await official.getMessagingCapabilities(vplat(), token(), {
+        business_id: account.openId,
+        capability_types: ['IMAGE_SEND'],
+        conversation_id: conversationId,
+        conversation_type: 'STRANGER',
+      });
       expect(res.body.data).toEqual(fromOfficial(CAPABILITIES_ANSWER, direct as never));
       expect(res.body.data.items).toEqual([{ capabilityType: 'IMAGE_SEND', capabilityResult: false }]);
     });
@@ -109,7 +136,9 @@ describe('direct messages', () => {
       const { conversationId } = await userWrites();
       const none = await send({ conversationId });
       expectCode(none, 2001);
-      expect(none.body.message).toMatch(/exactly one of text, imageMediaId, sharePostItemId, templateType\/templateTitle\/templateButtons, senderAction/);
+      expect(none.body.message).toMatch(
+        /exactly one of text, imageMediaId, sharePostItemId, templateType\/templateTitle\/templateButtons, senderAction/,
+      );
 
       const two = await send({ conversationId, text: 'hi', senderAction: 'TYPING' });
       expectCode(two, 2001);
@@ -124,7 +153,10 @@ describe('direct messages', () => {
       expectCode(quoted, 2001);
       expect(quoted.body.message).toMatch(/^referencedMessageId: /);
       // Nothing reached the platform.
-      const calls = await env.sb.control<{ calls: unknown[] }>('GET', `/_sandbox/calls?path=/open_api/v1.3/business/message/send/&openId=${account.openId}`);
+      const calls = await env.sb.control<{ calls: unknown[] }>(
+        'GET',
+        `/_sandbox/calls?path=/open_api/v1.3/business/message/send/&openId=${account.openId}`,
+      );
       expect(calls.calls).toHaveLength(0);
     });
 
@@ -152,15 +184,26 @@ describe('direct messages', () => {
 
       const listed = await get('content/list', { account: account.openId, conversationId });
       const byId = new Map(listed.body.data.items!.map((m) => [m.messageId, m]));
-      expect(byId.get(text.body.data.messageId)).toMatchObject({ messageType: 'TEXT', textBody: 'Hello 👋', fromUserRole: 'BUSINESS_ACCOUNT', messageTagSource: 'API' });
+      expect(byId.get(text.body.data.messageId)).toMatchObject({
+        messageType: 'TEXT',
+        textBody: 'Hello 👋',
+        fromUserRole: 'BUSINESS_ACCOUNT',
+        messageTagSource: 'API',
+      });
       expect(byId.get(quoted.body.data.messageId)).toMatchObject({ referencedMessageInfoReferencedMessageId: userMessageId });
       expect(byId.get(card.body.data.messageId)).toMatchObject({
         messageType: 'TEMPLATE',
         templateType: 'QA_BUTTON_CARD',
         templateTitle: 'What do you need?',
-        templateButtons: [{ type: 'REPLY', title: 'Prices', id: 'prices' }, { type: 'REPLY', title: 'Hours' }],
+        templateButtons: [
+          { type: 'REPLY', title: 'Prices', id: 'prices' },
+          { type: 'REPLY', title: 'Hours' },
+        ],
       });
-      expect(byId.get(shared.body.data.messageId)).toMatchObject({ messageType: 'SHARE_POST', sharePostEmbedUrl: expect.stringContaining(itemId) });
+      expect(byId.get(shared.body.data.messageId)).toMatchObject({
+        messageType: 'SHARE_POST',
+        sharePostEmbedUrl: expect.stringContaining(itemId),
+      });
     });
 
     it('checks IMAGE_SEND before an image: refused with 3001 in a STRANGER conversation, sent once the business replied', async () => {
@@ -174,7 +217,8 @@ describe('direct messages', () => {
       expect(refused.status).toBe(502);
       expect(refused.body.message).toMatch(/^IMAGE_SEND: /);
       expect(refused.body.data).toMatchObject({ capability: 'IMAGE_SEND', capabilityResult: false, retryable: false });
-      const sends = () => env.sb.control<{ calls: unknown[] }>('GET', `/_sandbox/calls?path=/open_api/v1.3/business/message/send/&openId=${account.openId}`);
+      const sends = () =>
+        env.sb.control<{ calls: unknown[] }>('GET', `/_sandbox/calls?path=/open_api/v1.3/business/message/send/&openId=${account.openId}`);
       const before = (await sends()).calls.length;
 
       expect((await send({ conversationId, text: 'Sure, one moment' })).body.code).toBe(0);
@@ -185,7 +229,13 @@ describe('direct messages', () => {
 
       // media/download: an address valid 24 hours, served with the account's token in x-user.
       const started = Date.now();
-      const download = await post('media/download', { account: account.openId, conversationId, messageId: image.body.data.messageId, mediaId, mediaType: 'IMAGE' });
+      const download = await post('media/download', {
+        account: account.openId,
+        conversationId,
+        messageId: image.body.data.messageId,
+        mediaId,
+        mediaType: 'IMAGE',
+      });
       expect(download.body.code).toBe(0);
       expect(download.body.data).toEqual({ downloadUrl: expect.stringMatching(/^http/), expiresAt: expect.any(String) });
       const expiresAt = Date.parse(String(download.body.data.expiresAt));
@@ -196,9 +246,17 @@ describe('direct messages', () => {
       expect(Buffer.from(await bytes.arrayBuffer()).equals(png(32, 32))).toBe(true);
 
       // media/content: the same bytes with only the API key; the service holds the token.
-      const media = { account: account.openId, conversationId, messageId: image.body.data.messageId as string, mediaId, mediaType: 'IMAGE' as const };
+      const media = {
+        account: account.openId,
+        conversationId,
+        messageId: image.body.data.messageId as string,
+        mediaId,
+        mediaType: 'IMAGE' as const,
+      };
       const query = new URLSearchParams(media);
-      const relayed = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      const relayed = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, {
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      });
       expect(relayed.status).toBe(200);
       expect(relayed.headers.get('content-type')).toBe('image/png');
       expect(relayed.headers.get('cache-control')).toBe('private, no-store');
@@ -208,7 +266,9 @@ describe('direct messages', () => {
       expect(Buffer.from(viaSdk.bytes).equals(png(32, 32))).toBe(true);
       // A media id the platform does not know is its refusal, in the envelope, before any byte.
       query.set('mediaId', 'no-such-media');
-      const unknown = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      const unknown = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, {
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      });
       expect(unknown.headers.get('content-type')).toMatch(/^application\/json/);
       expect(((await unknown.json()) as { code: number }).code).toBe(3001);
     });
@@ -219,10 +279,14 @@ describe('direct messages', () => {
       expect([anonymous.status, ((await anonymous.json()) as { code: number }).code]).toEqual([401, 1001]);
       const other = new URLSearchParams(query);
       other.set('account', 'nobody-here');
-      const unbound = await fetch(`${stack.baseUrl}${BASE}/media/content?${other}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      const unbound = await fetch(`${stack.baseUrl}${BASE}/media/content?${other}`, {
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      });
       expect(((await unbound.json()) as { code: number }).code).toBe(1007);
       query.delete('mediaId');
-      const missing = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      const missing = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, {
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      });
       expect(await missing.json()).toMatchObject({ code: 2001, message: expect.stringContaining('mediaId') });
     });
 
@@ -231,7 +295,12 @@ describe('direct messages', () => {
       const sent = await send({ conversationId, text: 'logged once' });
       expect(sent.body.code).toBe(0);
       await send({ conversationId, senderAction: 'TYPING' });
-      const events = await call<{ items: Array<{ type: string; event: string; data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events?types=vplat.message.sent&limit=100', { key: tenant.apiKey });
+      const events = await call<{ items: Array<{ type: string; event: string; data: Record<string, unknown> }> }>(
+        stack.baseUrl,
+        'GET',
+        '/v1/events?types=vplat.message.sent&limit=100',
+        { key: tenant.apiKey },
+      );
       const mine = events.body.data.items.filter((e) => e.data.conversation_id === conversationId);
       expect(mine).toHaveLength(1);
       expect(mine[0]).toMatchObject({
@@ -263,7 +332,12 @@ describe('direct messages', () => {
         (r) => r.pushes.some((p) => p.event === 'im_send_msg' && p.body.includes(messageId) && p.delivered),
         10_000,
       );
-      const events = await call<{ items: Array<{ data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events?types=vplat.message.sent&limit=100', { key: tenant.apiKey });
+      const events = await call<{ items: Array<{ data: Record<string, unknown> }> }>(
+        stack.baseUrl,
+        'GET',
+        '/v1/events?types=vplat.message.sent&limit=100',
+        { key: tenant.apiKey },
+      );
       expect(events.body.data.items.filter((e) => e.data.message_id === messageId)).toHaveLength(1);
     });
   });
@@ -295,29 +369,56 @@ describe('direct messages', () => {
     const approve = () => env.sb.control('POST', '/_sandbox/clock', { advanceMs: 11_000 });
 
     it('creates, reads, updates, sorts, switches and deletes, as the official API shows them', async () => {
-      const created = await auto('create', { autoMessageType: 'SUGGESTED_QUESTION', suggestedQuestionQuestion: 'Do you ship abroad?', suggestedQuestionAnswer: 'Yes, worldwide.' });
+      const created = await auto('create', {
+        autoMessageType: 'SUGGESTED_QUESTION',
+        suggestedQuestionQuestion: 'Do you ship abroad?',
+        suggestedQuestionAnswer: 'Yes, worldwide.',
+      });
       expect(created.body).toMatchObject({ code: 0, data: { autoMessageId: expect.stringMatching(/.+/) } });
       const id = String(created.body.data.autoMessageId);
 
       const read = await auto('get', { autoMessageType: 'SUGGESTED_QUESTION' });
       expect(read.body.code).toBe(0);
-      const direct = await official.getAutoMessages(vplat(), token(), { business_id: account.openId, auto_message_type: 'SUGGESTED_QUESTION' });
+      const direct = await official.getAutoMessages(vplat(), token(), {
+        business_id: account.openId,
+        auto_message_type: 'SUGGESTED_QUESTION',
+      });
       expect(read.body.data).toEqual(fromOfficial(AUTO_MESSAGE_GET_ANSWER, direct as never));
       expect(read.body.data).toMatchObject({ businessId: account.openId, operationStatus: 'ENABLE' });
       expect(read.body.data.items).toEqual([
-        { autoMessageId: id, autoMessageType: 'SUGGESTED_QUESTION', auditStatus: 'REVIEWING', suggestedQuestionQuestion: 'Do you ship abroad?', suggestedQuestionAnswer: 'Yes, worldwide.' },
+        {
+          autoMessageId: id,
+          autoMessageType: 'SUGGESTED_QUESTION',
+          auditStatus: 'REVIEWING',
+          suggestedQuestionQuestion: 'Do you ship abroad?',
+          suggestedQuestionAnswer: 'Yes, worldwide.',
+        },
       ]);
 
       // In review it cannot change: the platform's refusal.
-      const early = await auto('update', { autoMessageId: id, autoMessageType: 'SUGGESTED_QUESTION', suggestedQuestionQuestion: 'Shipping?', suggestedQuestionAnswer: 'Worldwide.' });
+      const early = await auto('update', {
+        autoMessageId: id,
+        autoMessageType: 'SUGGESTED_QUESTION',
+        suggestedQuestionQuestion: 'Shipping?',
+        suggestedQuestionAnswer: 'Worldwide.',
+      });
       expectCode(early, 3001);
       await approve();
       const one = await auto('get', { autoMessageType: 'SUGGESTED_QUESTION', autoMessageId: id });
       expect(one.body.data.items).toEqual([expect.objectContaining({ autoMessageId: id, auditStatus: 'APPROVED' })]);
-      const updated = await auto('update', { autoMessageId: id, autoMessageType: 'SUGGESTED_QUESTION', suggestedQuestionQuestion: 'Shipping?', suggestedQuestionAnswer: 'Worldwide.' });
+      const updated = await auto('update', {
+        autoMessageId: id,
+        autoMessageType: 'SUGGESTED_QUESTION',
+        suggestedQuestionQuestion: 'Shipping?',
+        suggestedQuestionAnswer: 'Worldwide.',
+      });
       expect(updated.body).toMatchObject({ code: 0, data: { autoMessageId: id } });
 
-      const a = await auto('create', { autoMessageType: 'CHAT_PROMPT', chatPromptTitle: 'Prices', chatPromptContent: 'What does it cost?' });
+      const a = await auto('create', {
+        autoMessageType: 'CHAT_PROMPT',
+        chatPromptTitle: 'Prices',
+        chatPromptContent: 'What does it cost?',
+      });
       const b = await auto('create', { autoMessageType: 'CHAT_PROMPT', chatPromptTitle: 'Hours', chatPromptContent: 'When are you open?' });
       const [idA, idB] = [String(a.body.data.autoMessageId), String(b.body.data.autoMessageId)];
       await approve();
@@ -328,7 +429,10 @@ describe('direct messages', () => {
       expect((await auto('status/update', { autoMessageType: 'CHAT_PROMPT', operationStatus: 'DISABLE' })).body.code).toBe(0);
       expect((await auto('get', { autoMessageType: 'CHAT_PROMPT' })).body.data.operationStatus).toBe('DISABLE');
 
-      expect((await auto('delete', { autoMessageType: 'SUGGESTED_QUESTION', autoMessageId: id })).body).toMatchObject({ code: 0, data: {} });
+      expect((await auto('delete', { autoMessageType: 'SUGGESTED_QUESTION', autoMessageId: id })).body).toMatchObject({
+        code: 0,
+        data: {},
+      });
       expect((await auto('get', { autoMessageType: 'SUGGESTED_QUESTION' })).body.data.items).toEqual([]);
     });
 
@@ -355,20 +459,31 @@ describe('direct messages', () => {
     it('refuses writes with 1003 on an expired plan while reads work', async () => {
       const expired = await createTenant(stack, { planExpiresAt: new Date(Date.now() - 86_400_000) });
       const { account: other } = await bindSandboxSeat(env, expired, 'business');
-      const { conversationId } = await env.sb.control<{ conversationId: string }>('POST', `/_sandbox/accounts/${other.openId}/messages`, { text: 'hi' });
+      const { conversationId } = await env.sb.control<{ conversationId: string }>('POST', `/_sandbox/accounts/${other.openId}/messages`, {
+        text: 'hi',
+      });
       const key = expired.apiKey;
       expect((await get('conversation/list', { account: other.openId, conversationType: 'STRANGER' }, key)).body.code).toBe(0);
       expect((await get('content/list', { account: other.openId, conversationId }, key)).body.code).toBe(0);
-      expect((await get('capabilities/get', { account: other.openId, conversationId, conversationType: 'STRANGER' }, key)).body.code).toBe(0);
+      expect((await get('capabilities/get', { account: other.openId, conversationId, conversationType: 'STRANGER' }, key)).body.code).toBe(
+        0,
+      );
       expect((await post('auto_message/get', { account: other.openId, autoMessageType: 'WELCOME_MESSAGE' }, key)).body.code).toBe(0);
       expectCode(await post('send', { account: other.openId, conversationId, text: 'x' }, key), 1003);
-      expectCode(await post('auto_message/create', { account: other.openId, autoMessageType: 'WELCOME_MESSAGE', welcomeMessageContent: 'Hi' }, key), 1003);
+      expectCode(
+        await post('auto_message/create', { account: other.openId, autoMessageType: 'WELCOME_MESSAGE', welcomeMessageContent: 'Hi' }, key),
+        1003,
+      );
       expectCode(await upload(png(8, 8), { account: other.openId, key }), 1003);
     });
 
     it('passes platform failures on as 3001 with the official message, and a slow platform as 3002', async () => {
       const { conversationId } = await userWrites();
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', platform: 'business', pathPrefix: '/open_api/v1.3/business/message/' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        platform: 'business',
+        pathPrefix: '/open_api/v1.3/business/message/',
+      });
       const failed = await get('content/list', { account: account.openId, conversationId });
       expectCode(failed, 3001);
       expect(failed.body.data).toMatchObject({ platform: 'vplat', officialCode: expect.any(Number) });
@@ -377,7 +492,12 @@ describe('direct messages', () => {
       expectCode(unknown, 3001);
       expect(unknown.body.message).toMatch(/conversation_id/);
 
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', hangMs: 3_000, platform: 'business', pathPrefix: '/open_api/v1.3/business/message/send/' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'hang',
+        hangMs: 3_000,
+        platform: 'business',
+        pathPrefix: '/open_api/v1.3/business/message/send/',
+      });
       const slow = await send({ conversationId, text: 'slow' });
       expectCode(slow, 3002);
       expect(slow.status).toBe(504);
@@ -397,12 +517,26 @@ describe('direct messages', () => {
       ['POST', 'send', { account: 'a', conversationId: 'c', text: '' }],
       ['POST', 'send', { account: 'a', conversationId: 'c', senderAction: 'WAVE' }],
       ['POST', 'send', { account: 'a', conversationId: 'c', templateType: 'QA_BUTTON_CARD', templateTitle: 't', templateButtons: [] }],
-      ['POST', 'send', { account: 'a', conversationId: 'c', templateType: 'QA_BUTTON_CARD', templateTitle: 't', templateButtons: [{ title: 'x'.repeat(41) }] }],
+      [
+        'POST',
+        'send',
+        {
+          account: 'a',
+          conversationId: 'c',
+          templateType: 'QA_BUTTON_CARD',
+          templateTitle: 't',
+          templateButtons: [{ title: 'x'.repeat(41) }],
+        },
+      ],
       ['POST', 'send', { account: 'a', text: 'no conversation' }],
       ['POST', 'send', { account: 'a', conversationId: 'c', text: 'x'.repeat(12_001) }],
       ['POST', 'media/download', { account: 'a', conversationId: 'c', messageId: 'm', mediaId: 'x', mediaType: 'AUDIO' }],
       ['POST', 'auto_message/get', { account: 'a', autoMessageType: 'GREETING' }],
-      ['POST', 'auto_message/create', { account: 'a', autoMessageType: 'CHAT_PROMPT', chatPromptTitle: 'x'.repeat(19), chatPromptContent: 'y' }],
+      [
+        'POST',
+        'auto_message/create',
+        { account: 'a', autoMessageType: 'CHAT_PROMPT', chatPromptTitle: 'x'.repeat(19), chatPromptContent: 'y' },
+      ],
       ['POST', 'auto_message/sort', { account: 'a', autoMessageIds: [] }],
       ['POST', 'auto_message/status/update', { account: 'a', autoMessageType: 'CHAT_PROMPT', operationStatus: 'ON' }],
       ['POST', 'auto_message/delete', { account: 'a', autoMessageType: 'CHAT_PROMPT' }],
@@ -419,11 +553,18 @@ describe('direct messages', () => {
     });
 
     it('refuses a malformed multipart upload with 2001, never 5000', async () => {
-      const res = await call<Data>(stack.baseUrl, 'POST', `${BASE}/media/upload`, { key: tenant.apiKey, json: { account: account.openId } });
+      const res = await call<Data>(stack.baseUrl, 'POST', `${BASE}/media/upload`, {
+        key: tenant.apiKey,
+        json: { account: account.openId },
+      });
       expectCode(res, 2001);
       const form = new FormData();
       form.append('file', new Blob([png(8, 8)]), 'a.png');
-      const noAccount = await fetch(`${stack.baseUrl}${BASE}/media/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${tenant.apiKey}` } });
+      const noAccount = await fetch(`${stack.baseUrl}${BASE}/media/upload`, {
+        method: 'POST',
+        body: form,
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      });
       expect(((await noAccount.json()) as { code: number }).code).toBe(2001);
     });
   });

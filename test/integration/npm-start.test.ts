@@ -39,7 +39,13 @@ describe('npm start from a clean data folder', () => {
   });
 
   it('comes up with every role embedded, prints its addresses, and the printed curl line returns code 0', async () => {
-    const [port, corePort, sandboxPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [port, corePort, sandboxPort, temporalPort, uiPort] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
     child = spawnChild(
       'npm',
       ['start', '--silent'],
@@ -90,7 +96,10 @@ describe('npm start from a clean data folder', () => {
         })
       ).json()) as { code: number; message: string };
     expect(await register(receiver.url)).toMatchObject({ code: 0 });
-    expect(await register('http://192.168.1.10/hook')).toMatchObject({ code: 2001, message: expect.stringContaining('refused in every mode') });
+    expect(await register('http://192.168.1.10/hook')).toMatchObject({
+      code: 2001,
+      message: expect.stringContaining('refused in every mode'),
+    });
     expect(await register('http://169.254.169.254/latest/meta-data')).toMatchObject({ code: 2001 });
 
     // The demo video seat is subscribed to the emulator's webhooks: a comment there lands in the log.
@@ -100,12 +109,19 @@ describe('npm start from a clean data folder', () => {
       body: JSON.stringify({ text: 'hello from a viewer' }),
     });
     const events = await eventually(
-      async () => (await (await fetch(`http://localhost:${port}/v1/events`, { headers: { authorization: `Bearer ${devKey}` } })).json()) as { data: { items: { type: string }[] } },
+      async () =>
+        (await (await fetch(`http://localhost:${port}/v1/events`, { headers: { authorization: `Bearer ${devKey}` } })).json()) as {
+          data: { items: { type: string }[] };
+        },
       (b) => b.data.items.length > 0,
     );
     expect(events.data.items[0]!.type).toBe('vplat.comment.created');
     // …and is pushed to the local receiver.
-    await eventually(async () => receiver.pushes.length, (n) => n > 0, 30_000);
+    await eventually(
+      async () => receiver.pushes.length,
+      (n) => n > 0,
+      30_000,
+    );
     await receiver.close();
 
     // npm itself dies by the forwarded signal; what matters is that the service stopped in order

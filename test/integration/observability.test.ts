@@ -15,7 +15,16 @@ import { call } from '../helpers/http';
 import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
 import { eventually, receiverPool } from '../helpers/receivers';
 import { SseReader, type SseBlock } from '../helpers/sse';
-import { createBoundSeat, createTenant, recordServiceEvent, requiredEnv, startStack, uniqueAccount, type Stack, type Tenant } from '../helpers/stack';
+import {
+  createBoundSeat,
+  createTenant,
+  recordServiceEvent,
+  requiredEnv,
+  startStack,
+  uniqueAccount,
+  type Stack,
+  type Tenant,
+} from '../helpers/stack';
 import { postStream, streamingMultipart } from '../helpers/videos';
 
 /** Small, so that a handful of requests shows a rejection. */
@@ -84,7 +93,10 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
     const corePort = await freePort();
     core = await start('core', { CORE_PORT: String(corePort) }, corePort);
     const ports = [await freePort(), await freePort()];
-    const started = await Promise.all([start('worker', {}), ...ports.map((port) => start('gateway', { PORT: String(port), CORE_URL: core.url! }, port))]);
+    const started = await Promise.all([
+      start('worker', {}),
+      ...ports.map((port) => start('gateway', { PORT: String(port), CORE_URL: core.url! }, port)),
+    ]);
     worker = started[0]!;
     gateways.push(...started.slice(1));
   }, 150_000);
@@ -115,8 +127,17 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
       ['temporal', true],
     ]);
     expect((await fetch(`${core.url}/readyz`)).status).toBe(200);
-    const workerReady = (await (await fetch(`${worker.ops}/readyz`)).json()) as { status: string; checks: Array<{ name: string; ok: boolean }> };
-    expect(workerReady).toMatchObject({ status: 'ready', checks: [{ name: 'worker', ok: true }, { name: 'postgres', ok: true }] });
+    const workerReady = (await (await fetch(`${worker.ops}/readyz`)).json()) as {
+      status: string;
+      checks: Array<{ name: string; ok: boolean }>;
+    };
+    expect(workerReady).toMatchObject({
+      status: 'ready',
+      checks: [
+        { name: 'worker', ok: true },
+        { name: 'postgres', ok: true },
+      ],
+    });
     // Metrics are for the ops port, never the public API.
     expect((await fetch(`${gateways[0]!.url}/metrics`)).status).toBe(404);
   });
@@ -134,19 +155,39 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
     expect(codes.at(-1)).toBe(2002);
     expect((await call(gateway.url!, 'GET', '/v1/seats', { key: 'nope' })).body.code).toBe(1001);
 
-    expect(await metric(gateway.ops, 'vps_http_requests_total', { route: '/v1/seats', status: '200', code: '0' })).toBeGreaterThanOrEqual(RATE);
-    expect(await metric(gateway.ops, 'vps_http_requests_total', { route: '/v1/seats', status: '429', code: '2002' })).toBeGreaterThanOrEqual(1);
-    expect(await metric(gateway.ops, 'vps_http_requests_total', { route: '/v1/seats', status: '401', code: '1001' })).toBeGreaterThanOrEqual(1);
-    expect(await metric(gateway.ops, 'vps_http_request_duration_seconds_count', { route: '/v1/seats', code: '0' })).toBeGreaterThanOrEqual(RATE);
+    expect(await metric(gateway.ops, 'vps_http_requests_total', { route: '/v1/seats', status: '200', code: '0' })).toBeGreaterThanOrEqual(
+      RATE,
+    );
+    expect(
+      await metric(gateway.ops, 'vps_http_requests_total', { route: '/v1/seats', status: '429', code: '2002' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metric(gateway.ops, 'vps_http_requests_total', { route: '/v1/seats', status: '401', code: '1001' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(await metric(gateway.ops, 'vps_http_request_duration_seconds_count', { route: '/v1/seats', code: '0' })).toBeGreaterThanOrEqual(
+      RATE,
+    );
     expect(await metric(core.ops, 'vps_rate_limit_rejections_total', { credential: 'api_key', role: 'core' })).toBeGreaterThanOrEqual(1);
     expect(await metric(core.ops, 'vps_rpc_requests_total', { rpc: 'SeatService/ListSeats', code: '0' })).toBeGreaterThanOrEqual(RATE);
 
     // The gateway's line and core's line of one request share its id; core's names the customer.
     const id = `${requestId}-0`;
-    expect(logLine(gateway.child, 'request', (l) => l.reqId === id)).toMatchObject({ route: '/v1/seats', status: 200, code: 0, role: 'gateway' });
+    expect(logLine(gateway.child, 'request', (l) => l.reqId === id)).toMatchObject({
+      route: '/v1/seats',
+      status: 200,
+      code: 0,
+      role: 'gateway',
+    });
     await eventually(async () => logLine(core.child, 'rpc', (l) => l.reqId === id), Boolean);
-    expect(logLine(core.child, 'rpc', (l) => l.reqId === id)).toMatchObject({ rpc: 'SeatService/ListSeats', customerId: tenant.customerId, code: 0 });
-    expect(logLine(core.child, 'rpc', (l) => l.reqId === `${requestId}-${RATE}`)).toMatchObject({ customerId: tenant.customerId, code: 2002 });
+    expect(logLine(core.child, 'rpc', (l) => l.reqId === id)).toMatchObject({
+      rpc: 'SeatService/ListSeats',
+      customerId: tenant.customerId,
+      code: 0,
+    });
+    expect(logLine(core.child, 'rpc', (l) => l.reqId === `${requestId}-${RATE}`)).toMatchObject({
+      customerId: tenant.customerId,
+      code: 2002,
+    });
   });
 
   it('counts delivery attempts by outcome and workflow runs by outcome on the worker', async () => {
@@ -159,7 +200,10 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
       delivered: await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'delivered' }),
       completed: await metric(worker.ops, 'vps_workflow_outcomes_total', { workflow: 'endpointDeliveriesWorkflow', outcome: 'completed' }),
     };
-    const ep = await call<{ id: string }>(gateway.url!, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: r.url, eventTypes: ['*'] } });
+    const ep = await call<{ id: string }>(gateway.url!, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      json: { url: r.url, eventTypes: ['*'] },
+    });
     expect((await call(gateway.url!, 'POST', `/v1/webhook-endpoints/${ep.body.data.id}/test`, { key: tenant.apiKey })).body.code).toBe(0);
     await r.waitFor(2);
     // The endpoint's queue workflow ends when its endpoint is deleted.
@@ -170,7 +214,9 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
     );
     expect(await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'failed' })).toBe(before.failed + 1);
     expect(await metric(worker.ops, 'vps_webhook_delivery_attempts_total', { outcome: 'delivered' })).toBe(before.delivered + 1);
-    expect(await metric(worker.ops, 'vps_workflow_run_duration_seconds_count', { workflow: 'endpointDeliveriesWorkflow', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(
+      await metric(worker.ops, 'vps_workflow_run_duration_seconds_count', { workflow: 'endpointDeliveriesWorkflow', outcome: 'completed' }),
+    ).toBeGreaterThanOrEqual(1);
     // Process metrics come with every registry.
     expect(await metric(worker.ops, 'process_resident_memory_bytes', { role: 'worker' })).toBeGreaterThan(0);
   });
@@ -193,20 +239,33 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
       const r = await receiver();
       r.delayEach(1_500);
       const gateway = gateways[1]!;
-      const ep = await call<{ id: string }>(gateway.url!, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: r.url, eventTypes: ['*'] } });
+      const ep = await call<{ id: string }>(gateway.url!, 'POST', '/v1/webhook-endpoints', {
+        key: tenant.apiKey,
+        json: { url: r.url, eventTypes: ['*'] },
+      });
       expect(ep.body.code).toBe(0);
       const sent = await call(gateway.url!, 'POST', `/v1/webhook-endpoints/${ep.body.data.id}/test`, { key: tenant.apiKey });
       expect(sent.body).toMatchObject({ code: 0 });
       // The attempt is in flight once the receiver holds the request, before it answers.
-      await eventually(async () => r.maxConcurrent, (n) => n === 1);
+      await eventually(
+        async () => r.maxConcurrent,
+        (n) => n === 1,
+      );
       const exit = worker.child.stop('SIGTERM');
       await worker.child.waitFor(/SIGTERM: stopping/);
       const draining = await fetch(`${worker.ops}/readyz`);
       expect([draining.status, await draining.json()]).toEqual([503, { status: 'draining' }]);
       expect(await exit).toBe(0);
       expect(r.pushes).toHaveLength(1);
-      const log = await call<{ items: Array<{ status: string; attempts: unknown[] }> }>(gateway.url!, 'GET', `/v1/webhook-endpoints/${ep.body.data.id}/deliveries`, { key: tenant.apiKey });
-      expect(log.body.data.items).toEqual([expect.objectContaining({ status: 'succeeded', attempts: [expect.objectContaining({ statusCode: 200 })] })]);
+      const log = await call<{ items: Array<{ status: string; attempts: unknown[] }> }>(
+        gateway.url!,
+        'GET',
+        `/v1/webhook-endpoints/${ep.body.data.id}/deliveries`,
+        { key: tenant.apiKey },
+      );
+      expect(log.body.data.items).toEqual([
+        expect.objectContaining({ status: 'succeeded', attempts: [expect.objectContaining({ statusCode: 200 })] }),
+      ]);
     });
 
     it('a stopping gateway finishes an upload in flight, tells SSE clients to reconnect, and they resume on the other gateway without a gap', async () => {
@@ -226,7 +285,12 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
           await closing.child.waitFor(/SIGTERM: stopping/);
         },
       });
-      const uploaded = await postStream<{ id: string; status: string }>(`${closing.url}/v1/videos`, tenant.apiKey, upload.body, upload.contentType);
+      const uploaded = await postStream<{ id: string; status: string }>(
+        `${closing.url}/v1/videos`,
+        tenant.apiKey,
+        upload.body,
+        upload.contentType,
+      );
       expect(uploaded.body).toMatchObject({ code: 0, data: { status: 'available' } });
 
       // The stream's last words: why it ends, and when to come back.
@@ -243,7 +307,10 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
 
       // Recorded while no gateway streamed to the client: it comes first after the resume.
       await recordEvent(tenant, 2);
-      const resumed = await SseReader.open(`${other.url}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}`, 'last-event-id': first.id! });
+      const resumed = await SseReader.open(`${other.url}/v1/events/stream`, {
+        authorization: `Bearer ${tenant.apiKey}`,
+        'last-event-id': first.id!,
+      });
       await recordEvent(tenant, 3);
       const after = [await nextEvent(resumed), await nextEvent(resumed)];
       expect(after.map((b) => (JSON.parse(b.data!) as { data: { n: number } }).data.n)).toEqual([2, 3]);

@@ -51,7 +51,10 @@ describe('the OpenAPI document over HTTP', () => {
   let app: FastifyInstance;
   let documentUrl: string;
   let doc: Document;
-  const operations = () => Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${p}`, op })));
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${p}`, op })),
+    );
 
   beforeAll(async () => {
     // Routes reach core only when called: serving the document needs no core behind the transport.
@@ -78,9 +81,10 @@ describe('the OpenAPI document over HTTP', () => {
   });
 
   it('gives every operation a readable operationId, unique across the document and its webhooks', () => {
-    const ids = [...operations(), ...Object.values(doc.webhooks).flatMap((ops) => Object.values(ops).map((op) => ({ route: 'webhook', op })))].map(
-      ({ route, op }) => ({ route, id: op.operationId }),
-    );
+    const ids = [
+      ...operations(),
+      ...Object.values(doc.webhooks).flatMap((ops) => Object.values(ops).map((op) => ({ route: 'webhook', op }))),
+    ].map(({ route, op }) => ({ route, id: op.operationId }));
     expect(ids.length).toBeGreaterThan(50);
     for (const { route, id } of ids) expect({ route, id }).toEqual({ route, id: expect.stringMatching(/^[a-z][A-Za-z0-9]*$/) });
     const seen = ids.map((i) => i.id);
@@ -96,12 +100,24 @@ describe('the OpenAPI document over HTTP', () => {
     const schemas = doc.components.schemas;
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['Envelope', 'Error', 'Event', 'Delivery', 'DeliveryAttempt']));
     expect(schemas.Envelope!.required).toEqual(['code', 'message', 'data']);
-    expect(Object.keys(schemas.Event!.properties!).sort()).toEqual(['data', 'event', 'id', 'occurred_at', 'platform', 'received_at', 'seat_id', 'type']);
+    expect(Object.keys(schemas.Event!.properties!).sort()).toEqual([
+      'data',
+      'event',
+      'id',
+      'occurred_at',
+      'platform',
+      'received_at',
+      'seat_id',
+      'type',
+    ]);
     expect(schemas.Delivery!.properties!.attempts).toEqual({ type: 'array', items: ref('DeliveryAttempt') });
 
     const json = (route: string, status: string) => {
       const [method, p] = route.split(' ') as [string, string];
-      return doc.paths[p]![method.toLowerCase()]!.responses[status]!.content!['application/json']!.schema as { allOf?: unknown[]; properties: Record<string, any> };
+      return doc.paths[p]![method.toLowerCase()]!.responses[status]!.content!['application/json']!.schema as {
+        allOf?: unknown[];
+        properties: Record<string, any>;
+      };
     };
     for (const { route, op } of operations()) {
       for (const [status, response] of Object.entries(op.responses)) {
@@ -112,8 +128,14 @@ describe('the OpenAPI document over HTTP', () => {
     }
     expect(json('GET /v1/events', '200').properties.data.properties.items).toEqual({ type: 'array', items: ref('Event') });
     expect(json('GET /v1/events/{id}', '200').properties.data).toEqual(ref('Event'));
-    expect(json('GET /v1/events/{id}/deliveries', '200').properties.data.properties.items).toEqual({ type: 'array', items: ref('Delivery') });
-    expect(json('POST /v1/webhook-endpoints/{id}/test', '200').properties.data.properties).toEqual({ event: ref('Event'), delivery: ref('Delivery') });
+    expect(json('GET /v1/events/{id}/deliveries', '200').properties.data.properties.items).toEqual({
+      type: 'array',
+      items: ref('Delivery'),
+    });
+    expect(json('POST /v1/webhook-endpoints/{id}/test', '200').properties.data.properties).toEqual({
+      event: ref('Event'),
+      delivery: ref('Delivery'),
+    });
     expect(json('GET /v1/seats', '401').properties.code).toEqual({ type: 'integer', enum: [1001] });
 
     // Nowhere else is the event or the delivery spelled out again.
@@ -131,7 +153,9 @@ describe('the OpenAPI document over HTTP', () => {
     expect(signature).toMatchObject({ in: 'header', required: true });
     expect(signature!.description).toMatch(/t=<unix seconds>,v1=/);
     expect(new RegExp(signature!.schema!.pattern!).test(`t=1795334400,v1=${'ab'.repeat(32)},v1=${'cd'.repeat(32)}`)).toBe(true);
-    expect(push.parameters!.map((p) => p.name.toLowerCase())).toEqual(expect.arrayContaining(['x-service-event-id', 'x-service-delivery-id']));
+    expect(push.parameters!.map((p) => p.name.toLowerCase())).toEqual(
+      expect.arrayContaining(['x-service-event-id', 'x-service-delivery-id']),
+    );
     expect(Object.keys(push.responses)).toEqual(expect.arrayContaining(['2XX', '410']));
   });
 

@@ -43,7 +43,9 @@ describe('shop pre-checks', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    env = await startWorkingStack('prechecks', { stack: { shop: { precheck: { dailyQuota: DAILY_QUOTA, pollIntervalMs: 100, pollAttempts: 50 } } } });
+    env = await startWorkingStack('prechecks', {
+      stack: { shop: { precheck: { dailyQuota: DAILY_QUOTA, pollIntervalMs: 100, pollAttempts: 50 } } },
+    });
     ({ stack, sb } = env);
     tenant = await createTenant(stack, { seatQuota: 20 });
   }, 120_000);
@@ -51,7 +53,8 @@ describe('shop pre-checks', () => {
     await env?.close();
   });
 
-  const api = <T = PrecheckJson>(method: string, path: string, json?: unknown, t: Tenant = tenant) => call<T>(stack.baseUrl, method, path, { key: t.apiKey, json });
+  const api = <T = PrecheckJson>(method: string, path: string, json?: unknown, t: Tenant = tenant) =>
+    call<T>(stack.baseUrl, method, path, { key: t.apiKey, json });
   const submit = (body: object, t: Tenant = tenant) => api('POST', '/v1/publish/tts/precheck', body, t);
   const read = (taskId: string, t: Tenant = tenant) => api('GET', `/v1/publish/tts/precheck/${encodeURIComponent(taskId)}`, undefined, t);
   const ended = (taskId: string) =>
@@ -63,10 +66,14 @@ describe('shop pre-checks', () => {
     );
 
   /** A fresh shop account bound to a seat of the tenant, a file uploaded for it, and a product it may link. */
-  async function shopAccount(t: Tenant = tenant): Promise<{ account: SandboxAccount; seatId: string; fileId: string; videoId: string; productId: string }> {
+  async function shopAccount(
+    t: Tenant = tenant,
+  ): Promise<{ account: SandboxAccount; seatId: string; fileId: string; videoId: string; productId: string }> {
     const { account, seatId } = await bindSandboxSeat(env, t, 'shop');
     const { fileId, videoId } = await uploadFile(seatId, t);
-    const productId = shopState(sb.sandbox.context).catalog.products(account.openId).find((p) => p.addedStatus !== 'REJECTED')!.id;
+    const productId = shopState(sb.sandbox.context)
+      .catalog.products(account.openId)
+      .find((p) => p.addedStatus !== 'REJECTED')!.id;
     return { account, seatId, fileId, videoId, productId };
   }
 
@@ -115,7 +122,15 @@ describe('shop pre-checks', () => {
       });
 
       const done = await ended(taskId);
-      expect(done.body.data).toMatchObject({ status: 'passed', violation: 'passed', quality: 'passed', issues: [], reason: null, officialTaskId: expect.stringMatching(/^\d+$/), completedAt: expect.any(String) });
+      expect(done.body.data).toMatchObject({
+        status: 'passed',
+        violation: 'passed',
+        quality: 'passed',
+        issues: [],
+        reason: null,
+        officialTaskId: expect.stringMatching(/^\d+$/),
+        completedAt: expect.any(String),
+      });
       // The pre-check did not consume the file id: the shop still takes it for a post.
       expect(shopState(sb.sandbox.context).files.usableVideo(a.account.openId, a.fileId)).toBeDefined();
     });
@@ -124,7 +139,12 @@ describe('shop pre-checks', () => {
       const a = await shopAccount();
       const res = await submit(body(a, 'Spring violation deal'));
       const done = await ended(res.body.data.taskId);
-      expect(done.body.data).toMatchObject({ status: 'failed', violation: 'failed', quality: 'passed', reason: expect.stringMatching(/violation check failed/) });
+      expect(done.body.data).toMatchObject({
+        status: 'failed',
+        violation: 'failed',
+        quality: 'passed',
+        reason: expect.stringMatching(/violation check failed/),
+      });
       expect(done.body.data.issues).toEqual([{ dimension: 'violation', risk: expect.any(String), suggestions: expect.any(String) }]);
     });
 
@@ -132,7 +152,12 @@ describe('shop pre-checks', () => {
       const a = await shopAccount();
       const res = await submit(body(a, 'A blurry product shot'));
       const done = await ended(res.body.data.taskId);
-      expect(done.body.data).toMatchObject({ status: 'failed', violation: 'passed', quality: 'failed', reason: expect.stringMatching(/quality check failed/) });
+      expect(done.body.data).toMatchObject({
+        status: 'failed',
+        violation: 'passed',
+        quality: 'failed',
+        reason: expect.stringMatching(/quality check failed/),
+      });
       expect(done.body.data.issues).toEqual([{ dimension: 'quality', code: 'LOW_RESOLUTION', suggestions: expect.any(String) }]);
     });
 
@@ -140,7 +165,12 @@ describe('shop pre-checks', () => {
       const a = await shopAccount();
       await sb.control('POST', `/_sandbox/shop/${a.account.openId}/next-precheck`, { violation: 'FAIL', quality: 'FAIL' });
       const done = await ended((await submit(body(a))).body.data.taskId);
-      expect(done.body.data).toMatchObject({ status: 'failed', violation: 'failed', quality: 'failed', reason: expect.stringMatching(/violation and quality checks failed/) });
+      expect(done.body.data).toMatchObject({
+        status: 'failed',
+        violation: 'failed',
+        quality: 'failed',
+        reason: expect.stringMatching(/violation and quality checks failed/),
+      });
       expect(done.body.data.issues.map((i) => i.dimension)).toEqual(['violation', 'quality']);
     });
 
@@ -288,7 +318,11 @@ describe('shop pre-checks', () => {
     });
 
     it('refuses malformed JSON and odd task ids without a 5000', async () => {
-      const broken = await call(stack.baseUrl, 'POST', '/v1/publish/tts/precheck', { key: tenant.apiKey, body: '{"accountId":', headers: { 'content-type': 'application/json' } });
+      const broken = await call(stack.baseUrl, 'POST', '/v1/publish/tts/precheck', {
+        key: tenant.apiKey,
+        body: '{"accountId":',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(broken.body.code).toBe(2001);
       for (const id of ['x'.repeat(65), 'pre_%00', '%E2%82%AC', 'pre_x%2Fy']) {
         const res = await call(stack.baseUrl, 'GET', `/v1/publish/tts/precheck/${id}`, { key: tenant.apiKey });

@@ -46,7 +46,10 @@ describe('publishing from the video library', () => {
     return res.body.data;
   };
   const publish = (body: object, t: Tenant = tenant) =>
-    call<RecordJson>(stack.baseUrl, 'POST', '/v1/vplat/v1.3/business/video/publish', { key: t.apiKey, json: { account: account.openId, isBrandOrganic: false, isBrandedContent: false, ...body } });
+    call<RecordJson>(stack.baseUrl, 'POST', '/v1/vplat/v1.3/business/video/publish', {
+      key: t.apiKey,
+      json: { account: account.openId, isBrandOrganic: false, isBrandedContent: false, ...body },
+    });
   const finished = (id: string) =>
     eventually(
       () => call<{ items: RecordJson[] }>(stack.baseUrl, 'GET', '/v1/publish/records?limit=100', { key: tenant.apiKey }),
@@ -54,7 +57,7 @@ describe('publishing from the video library', () => {
       15_000,
     ).then((r) => r.body.data.items.find((i) => i.id === id)!);
 
-  it('probes the upload and publishes it by id: the platform downloads the service\'s signed URL', async () => {
+  it("probes the upload and publishes it by id: the platform downloads the service's signed URL", async () => {
     const video = await upload(mp4File({ durationMs: 15_000, width: 1080, height: 1920 }));
     expect(video.probe).toEqual({ durationSeconds: 15, width: 1080, height: 1920, videoCodec: 'avc1.64001f', audioCodec: null });
     const res = await publish({ videoId: video.id, caption: 'from the library' });
@@ -90,7 +93,7 @@ describe('publishing from the video library', () => {
     expect((await publish({ account: 'not-mine', videoId: video.id })).body.code).toBe(1007);
   });
 
-  it('answers 1005 for another customer\'s video and for a shop track record', async () => {
+  it("answers 1005 for another customer's video and for a shop track record", async () => {
     const other = await createTenant(stack);
     const { account: otherAccount } = await bindSandboxSeat(env, other, 'business');
     const theirs = await upload(mp4File({ durationMs: 5_000 }), other, otherAccount.openId);
@@ -110,7 +113,9 @@ describe('publishing from the video library', () => {
 
   it('answers 1005 for a library record id passed where a share id belongs', async () => {
     const video = await upload(mp4File({ durationMs: 5_000 }));
-    const res = await call(stack.baseUrl, 'GET', `/v1/vplat/v1.3/business/publish/status?publishId=${video.id}&account=${account.openId}`, { key: tenant.apiKey });
+    const res = await call(stack.baseUrl, 'GET', `/v1/vplat/v1.3/business/publish/status?publishId=${video.id}&account=${account.openId}`, {
+      key: tenant.apiKey,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 1005, message: expect.stringContaining('video library record id') });
   });

@@ -54,25 +54,49 @@ describe('video track publishing', () => {
     return { tenant: t, ...(await bindSandboxSeat(env, t, 'business', opts)) };
   }
 
-  const api = <T = Record>(method: string, path: string, json?: unknown, t: Tenant = tenant) => call<T>(stack.baseUrl, method, path, { key: t.apiKey, json });
+  const api = <T = Record>(method: string, path: string, json?: unknown, t: Tenant = tenant) =>
+    call<T>(stack.baseUrl, method, path, { key: t.apiKey, json });
   const publish = (body: object, t: Tenant = tenant) => api('POST', '/v1/vplat/v1.3/business/video/publish', body, t);
-  const status = (publishId: string, extra = '') => api('GET', `/v1/vplat/v1.3/business/publish/status?publishId=${encodeURIComponent(publishId)}${extra}`);
+  const status = (publishId: string, extra = '') =>
+    api('GET', `/v1/vplat/v1.3/business/publish/status?publishId=${encodeURIComponent(publishId)}${extra}`);
   const record = async (id: string) => {
     const page = await api<{ items: Record[] }>('GET', '/v1/publish/records?limit=100');
     return page.body.data.items.find((r) => r.id === id)!;
   };
-  const until = (id: string, done: (r: Record) => boolean, timeoutMs = 15_000) => eventually(() => record(id), (r) => r !== undefined && done(r), timeoutMs);
+  const until = (id: string, done: (r: Record) => boolean, timeoutMs = 15_000) =>
+    eventually(
+      () => record(id),
+      (r) => r !== undefined && done(r),
+      timeoutMs,
+    );
   /** The account's posts with a caption (the emulator seeds every account with a few of its own). */
   const postsOf = async (acct: typeof account, caption: string) =>
-    (await listVideos(sb.upstream.vplat, acct.tokens.access_token, { business_id: acct.openId, fields: ['item_id', 'caption'], max_count: 20 })).videos.filter((v) => v.caption === caption);
-  const baseBody = (caption: string) => ({ account: account.openId, videoUrl: `${media.url}/video.mp4`, caption, isBrandOrganic: false, isBrandedContent: false });
+    (
+      await listVideos(sb.upstream.vplat, acct.tokens.access_token, {
+        business_id: acct.openId,
+        fields: ['item_id', 'caption'],
+        max_count: 20,
+      })
+    ).videos.filter((v) => v.caption === caption);
+  const baseBody = (caption: string) => ({
+    account: account.openId,
+    videoUrl: `${media.url}/video.mp4`,
+    caption,
+    isBrandOrganic: false,
+    isBrandedContent: false,
+  });
 
   it('publishes to publish_complete with the post id, and logs each status change in order', async () => {
     const res = await publish(baseBody('first post #launch'));
     expect(res.status).toBe(200);
     expect(res.body.code).toBe(0);
     const accepted = res.body.data;
-    expect(accepted).toMatchObject({ status: expect.stringMatching(/^(submitted|publish_processing)$/), channel: 'v1.3', draft: false, workflowId: `publish-${accepted.id}` });
+    expect(accepted).toMatchObject({
+      status: expect.stringMatching(/^(submitted|publish_processing)$/),
+      channel: 'v1.3',
+      draft: false,
+      workflowId: `publish-${accepted.id}`,
+    });
     // The answer carries the handle to poll with, as the spec's response promises.
     expect(accepted.shareId).toMatch(/^v_pub_url~v1\.\d+$/);
     expect(accepted.publishId).toBe(accepted.shareId);
@@ -82,10 +106,16 @@ describe('video track publishing', () => {
     expect((await postsOf(account, 'first post #launch')).map((p) => p.item_id)).toEqual([done.postId]);
 
     const events = await eventually(
-      () => api<{ items: Array<{ data: { record_id: string; status: string; previous_status: string; post_id: string | null } }> }>('GET', '/v1/events?types=vplat.publish.status_changed&limit=100'),
+      () =>
+        api<{ items: Array<{ data: { record_id: string; status: string; previous_status: string; post_id: string | null } }> }>(
+          'GET',
+          '/v1/events?types=vplat.publish.status_changed&limit=100',
+        ),
       (r) => r.body.data.items.filter((e) => e.data.record_id === accepted.id).some((e) => e.data.post_id !== null),
     );
-    const mine = events.body.data.items.filter((e) => e.data.record_id === accepted.id).map((e) => [e.data.previous_status, e.data.status, e.data.post_id !== null]);
+    const mine = events.body.data.items
+      .filter((e) => e.data.record_id === accepted.id)
+      .map((e) => [e.data.previous_status, e.data.status, e.data.post_id !== null]);
     // Every change the polls saw, in order, each naming the status before it. Which changes they
     // see depends on when they run against the platform's clock: on a busy machine a poll can
     // come after the processing or the post id, and that change is then part of the next one.
@@ -118,15 +148,23 @@ describe('video track publishing', () => {
     expect(legacy.body).toEqual(st.body);
   });
 
-  it('ends in publish_failed with the platform\'s reason and a category', async () => {
+  it("ends in publish_failed with the platform's reason and a category", async () => {
     await sb.control('POST', `/_sandbox/accounts/${account.openId}/next-publish`, { outcome: 'failed', reason: 'spam_risk_text' });
     const res = await publish(baseBody('will fail'));
     const done = await until(res.body.data.id, (r) => r.status === 'publish_failed');
     // failReason is the spec's field for the platform's reason; reason and its category stay.
-    expect(done).toMatchObject({ failReason: 'spam_risk_text', reason: 'spam_risk_text', reasonCategory: 'content_rejected', postId: null });
+    expect(done).toMatchObject({
+      failReason: 'spam_risk_text',
+      reason: 'spam_risk_text',
+      reasonCategory: 'content_rejected',
+      postId: null,
+    });
     const st = await status(done.shareId!);
     expect(st.body.data).toMatchObject({ status: 'publish_failed', failReason: 'spam_risk_text', unconfirmed: false });
-    const events = await api<{ items: Array<{ data: { [k: string]: unknown } }> }>('GET', '/v1/events?types=vplat.publish.status_changed&limit=100');
+    const events = await api<{ items: Array<{ data: { [k: string]: unknown } }> }>(
+      'GET',
+      '/v1/events?types=vplat.publish.status_changed&limit=100',
+    );
     const failed = events.body.data.items.find((e) => e.data.record_id === done.id && e.data.status === 'publish_failed');
     expect(failed?.data).toMatchObject({ fail_reason: 'spam_risk_text', unconfirmed: false });
   });
@@ -154,24 +192,50 @@ describe('video track publishing', () => {
     const done = await until(res.body.data.id, (r) => r.postId !== null);
     expect(done.status).toBe('publish_complete');
     // The old route names its own field; the new one's is refused there, and the reverse.
-    expect((await api('POST', '/v1/publish/vplat', baseBody('x'))).body).toMatchObject({ code: 2001, message: expect.stringContaining('account') });
-    expect((await publish({ ...rest, accountId: account.openId })).body).toMatchObject({ code: 2001, message: expect.stringContaining('account') });
+    expect((await api('POST', '/v1/publish/vplat', baseBody('x'))).body).toMatchObject({
+      code: 2001,
+      message: expect.stringContaining('account'),
+    });
+    expect((await publish({ ...rest, accountId: account.openId })).body).toMatchObject({
+      code: 2001,
+      message: expect.stringContaining('account'),
+    });
   });
 
   it('publishes photos, and checks their limits', async () => {
     const photo = `${media.url}/photo.jpg`;
-    const res = await api('POST', '/v1/vplat/v1.3/business/photo/publish', { account: account.openId, photoUrls: [photo, photo], privacyLevel: 'SELF_ONLY', title: 'two photos', isBrandOrganic: false, isBrandedContent: false });
+    const res = await api('POST', '/v1/vplat/v1.3/business/photo/publish', {
+      account: account.openId,
+      photoUrls: [photo, photo],
+      privacyLevel: 'SELF_ONLY',
+      title: 'two photos',
+      isBrandOrganic: false,
+      isBrandedContent: false,
+    });
     expect(res.body.code).toBe(0);
     expect(res.body.data).toMatchObject({ kind: 'photo' });
     await until(res.body.data.id, (r) => r.status === 'publish_complete');
 
-    const tooMany = await api('POST', '/v1/vplat/v1.3/business/photo/publish', { account: account.openId, photoUrls: Array(36).fill(photo), privacyLevel: 'SELF_ONLY' });
+    const tooMany = await api('POST', '/v1/vplat/v1.3/business/photo/publish', {
+      account: account.openId,
+      photoUrls: Array(36).fill(photo),
+      privacyLevel: 'SELF_ONLY',
+    });
     expect(tooMany.body).toMatchObject({ code: 2001, message: expect.stringContaining('photoUrls') });
-    const none = await api('POST', '/v1/vplat/v1.3/business/photo/publish', { account: account.openId, photoUrls: [], privacyLevel: 'SELF_ONLY' });
+    const none = await api('POST', '/v1/vplat/v1.3/business/photo/publish', {
+      account: account.openId,
+      photoUrls: [],
+      privacyLevel: 'SELF_ONLY',
+    });
     expect(none.body).toMatchObject({ code: 2001, message: expect.stringContaining('photoUrls') });
     // A private account may not post publicly: refused before anything is sent, naming what it allows.
     const { tenant: privTenant, account: priv } = await boundTenant({ isPrivate: true });
-    const publicPost = await api('POST', '/v1/vplat/v1.3/business/photo/publish', { account: priv.openId, photoUrls: [photo], privacyLevel: 'PUBLIC_TO_EVERYONE' }, privTenant);
+    const publicPost = await api(
+      'POST',
+      '/v1/vplat/v1.3/business/photo/publish',
+      { account: priv.openId, photoUrls: [photo], privacyLevel: 'PUBLIC_TO_EVERYONE' },
+      privTenant,
+    );
     expect(publicPost.body).toMatchObject({ code: 2001, message: expect.stringContaining('SELF_ONLY') });
     const noPrivacy = await api('POST', '/v1/vplat/v1.3/business/photo/publish', { account: account.openId, photoUrls: [photo] });
     expect(noPrivacy.body).toMatchObject({ code: 2001, message: expect.stringContaining('privacyLevel') });
@@ -183,7 +247,9 @@ describe('video track publishing', () => {
     // 2000 emoji outside the BMP are 4000 UTF-16 code units: the photo limit exactly, far past the video one.
     const long = await api('POST', '/v1/vplat/v1.3/business/photo/publish', body({ caption: '\u{1F600}'.repeat(2000) }));
     expect(long.body.code).toBe(0);
-    expect((await until(long.body.data.id, (r) => r.status !== 'submitted' && r.status !== 'publish_processing')).status).toBe('publish_complete');
+    expect((await until(long.body.data.id, (r) => r.status !== 'submitted' && r.status !== 'publish_processing')).status).toBe(
+      'publish_complete',
+    );
     const tooLong = await api('POST', '/v1/vplat/v1.3/business/photo/publish', body({ caption: `${'\u{1F600}'.repeat(2000)}a` }));
     expect(tooLong.body).toMatchObject({ code: 2001, message: 'caption: must be at most 4000 UTF-16 code units (got 4001)' });
     const title = await api('POST', '/v1/vplat/v1.3/business/photo/publish', body({ title: '\u{1F600}'.repeat(45) + 'a' }));
@@ -232,7 +298,7 @@ describe('video track publishing', () => {
       expect(unknownVideo.body.code).toBe(1005);
     });
 
-    it('refuses another customer\'s account with 1007', async () => {
+    it("refuses another customer's account with 1007", async () => {
       const other = await createTenant(stack);
       expect((await publish(baseBody('x'), other)).body.code).toBe(1007);
     });
@@ -256,7 +322,10 @@ describe('video track publishing', () => {
       const noAccount = await status(direct.share_id);
       expect(noAccount.body).toMatchObject({ code: 2001, message: expect.stringContaining('account') });
       const lookup = await status(direct.share_id, `&account=${account.openId}`);
-      expect(lookup.body).toMatchObject({ code: 0, data: { publishId: direct.share_id, matchedRecord: false, status: expect.stringMatching(/^publish_/) } });
+      expect(lookup.body).toMatchObject({
+        code: 0,
+        data: { publishId: direct.share_id, matchedRecord: false, status: expect.stringMatching(/^publish_/) },
+      });
     });
   });
 
@@ -272,7 +341,11 @@ describe('video track publishing', () => {
     const again = await send();
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const records = await eventually(() => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t), (r) => r.body.data.items[0]?.postId != null, 15_000);
+    const records = await eventually(
+      () => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t),
+      (r) => r.body.data.items[0]?.postId != null,
+      15_000,
+    );
     expect(records.body.data.items).toHaveLength(1);
     expect(await postsOf(a, 'said twice')).toHaveLength(1);
   });
@@ -281,17 +354,26 @@ describe('video track publishing', () => {
     const first = await api<{ items: Record[]; nextCursor: string | null }>('GET', '/v1/publish/records?limit=2');
     expect(first.body.data.items).toHaveLength(2);
     expect(first.body.data.nextCursor).toBe(first.body.data.items[1]!.id);
-    const second = await api<{ items: Record[]; nextCursor: string | null }>('GET', `/v1/publish/records?limit=2&cursor=${first.body.data.nextCursor}`);
+    const second = await api<{ items: Record[]; nextCursor: string | null }>(
+      'GET',
+      `/v1/publish/records?limit=2&cursor=${first.body.data.nextCursor}`,
+    );
     expect(second.body.data.items[0]!.id < first.body.data.items[1]!.id).toBe(true);
     expect((await api('GET', '/v1/publish/records?limit=0')).body.code).toBe(2001);
     expect((await api('GET', '/v1/publish/records?cursor=bogus')).body.code).toBe(2001);
   });
 
   it('passes hashtag suggestions and location search through, flattened', async () => {
-    const tags = await api<{ suggestions: Array<{ name: string; viewCount: number }> }>('GET', `/v1/vplat/v1.3/business/hashtag/suggestion?account=${account.openId}&keyword=coffee`);
+    const tags = await api<{ suggestions: Array<{ name: string; viewCount: number }> }>(
+      'GET',
+      `/v1/vplat/v1.3/business/hashtag/suggestion?account=${account.openId}&keyword=coffee`,
+    );
     expect(tags.body.code).toBe(0);
     expect(tags.body.data.suggestions[0]).toEqual({ name: 'coffee', viewCount: expect.any(Number) });
-    const places = await api<{ locations: Array<{ locationId: string; locationName: string }> }>('GET', `/v1/vplat/v1.3/business/publish/location?account=${account.openId}&searchQuery=tower`);
+    const places = await api<{ locations: Array<{ locationId: string; locationName: string }> }>(
+      'GET',
+      `/v1/vplat/v1.3/business/publish/location?account=${account.openId}&searchQuery=tower`,
+    );
     expect(places.body.code).toBe(0);
     expect(places.body.data.locations.length).toBeGreaterThan(0);
     expect(places.body.data.locations[0]).toMatchObject({ locationId: expect.any(String), locationName: expect.any(String) });
@@ -300,29 +382,54 @@ describe('video track publishing', () => {
   describe('the submit happens once', () => {
     it('retries a submit the platform refused with a transient error, and posts once', async () => {
       const { tenant: t, account: a } = await boundTenant();
-      await sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 2, pathPrefix: '/open_api/v1.3/business/video/publish/' });
+      await sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 2,
+        pathPrefix: '/open_api/v1.3/business/video/publish/',
+      });
       const res = await publish({ ...baseBody('after two refusals'), account: a.openId }, t);
       expect(res.body.code).toBe(0);
-      const done = await eventually(() => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t), (r) => r.body.data.items[0]?.postId != null, 15_000);
+      const done = await eventually(
+        () => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t),
+        (r) => r.body.data.items[0]?.postId != null,
+        15_000,
+      );
       expect(done.body.data.items[0]!.status).toBe('publish_complete');
       expect(await postsOf(a, 'after two refusals')).toHaveLength(1);
     });
 
     it('ends in service_error when the platform keeps refusing', async () => {
       const { tenant: t, account: a } = await boundTenant();
-      await sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 5, pathPrefix: '/open_api/v1.3/business/video/publish/' });
+      await sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 5,
+        pathPrefix: '/open_api/v1.3/business/video/publish/',
+      });
       await publish({ ...baseBody('refused'), account: a.openId }, t);
-      const done = await eventually(() => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t), (r) => r.body.data.items[0]?.status === 'service_error', 15_000);
+      const done = await eventually(
+        () => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t),
+        (r) => r.body.data.items[0]?.status === 'service_error',
+        15_000,
+      );
       expect(done.body.data.items[0]).toMatchObject({ reasonCategory: 'retryable', shareId: null });
       expect(await postsOf(a, 'refused')).toHaveLength(0);
     });
 
-    it('never resends a submit that timed out: it finds the post among the account\'s posts', async () => {
+    it("never resends a submit that timed out: it finds the post among the account's posts", async () => {
       const { tenant: t, account: a } = await boundTenant();
       // Longer than the upstream client's 2 s timeout; the emulator then publishes all the same.
-      await sb.control('POST', '/_sandbox/faults', { kind: 'hang', count: 1, hangMs: 3_000, pathPrefix: '/open_api/v1.3/business/video/publish/' });
+      await sb.control('POST', '/_sandbox/faults', {
+        kind: 'hang',
+        count: 1,
+        hangMs: 3_000,
+        pathPrefix: '/open_api/v1.3/business/video/publish/',
+      });
       await publish({ ...baseBody('slow platform'), account: a.openId }, t);
-      const done = await eventually(() => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t), (r) => r.body.data.items[0]?.status === 'publish_complete', 20_000);
+      const done = await eventually(
+        () => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t),
+        (r) => r.body.data.items[0]?.status === 'publish_complete',
+        20_000,
+      );
       const posts = await postsOf(a, 'slow platform');
       expect(posts).toHaveLength(1);
       expect(done.body.data.items[0]).toMatchObject({ postId: posts[0]!.item_id, shareId: null });
@@ -333,7 +440,11 @@ describe('video track publishing', () => {
       const res = await publish({ ...baseBody('worker restart'), account: a.openId }, t);
       expect(res.body.data.shareId).not.toBeNull();
       await env.restartWorker();
-      const done = await eventually(() => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t), (r) => r.body.data.items[0]?.postId != null, 20_000);
+      const done = await eventually(
+        () => api<{ items: Record[] }>('GET', '/v1/publish/records', undefined, t),
+        (r) => r.body.data.items[0]?.postId != null,
+        20_000,
+      );
       expect(done.body.data.items[0]!.status).toBe('publish_complete');
       expect(await postsOf(a, 'worker restart')).toHaveLength(1);
     });

@@ -103,10 +103,16 @@ describe('rate limit', () => {
       const [corePort, gatewayAPort, gatewayBPort, coreBPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
       const core = spawnVps(['serve', '--role', 'core'], cleanEnv({ ...shared, CORE_PORT: String(corePort) }));
       children.push(core);
-      const gatewayB = spawnVps(['serve', '--role', 'gateway,core'], cleanEnv({ ...shared, PORT: String(gatewayBPort), CORE_PORT: String(coreBPort) }));
+      const gatewayB = spawnVps(
+        ['serve', '--role', 'gateway,core'],
+        cleanEnv({ ...shared, PORT: String(gatewayBPort), CORE_PORT: String(coreBPort) }),
+      );
       children.push(gatewayB);
       await core.waitFor(/vps is running/);
-      const gatewayA = spawnVps(['serve', '--role', 'gateway'], cleanEnv({ ...shared, PORT: String(gatewayAPort), CORE_URL: `http://127.0.0.1:${corePort}` }));
+      const gatewayA = spawnVps(
+        ['serve', '--role', 'gateway'],
+        cleanEnv({ ...shared, PORT: String(gatewayAPort), CORE_URL: `http://127.0.0.1:${corePort}` }),
+      );
       children.push(gatewayA);
       await Promise.all([gatewayA.waitFor(/vps is running/), gatewayB.waitFor(/vps is running/)]);
 
@@ -128,7 +134,9 @@ describe('rate limit', () => {
       // A tenant of its own: the test above drained its bucket.
       const tenant = await createTenant(stack);
       const started = Date.now();
-      const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => call(urls[i % 2]!, 'GET', '/v1/seats', { key: tenant.apiKey })));
+      const answers = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => call(urls[i % 2]!, 'GET', '/v1/seats', { key: tenant.apiKey })),
+      );
       const seconds = (Date.now() - started) / 1000;
       const accepted = answers.filter((res) => res.body.code === 0).length;
       expect(accepted).toBeGreaterThanOrEqual(60);

@@ -64,11 +64,16 @@ describe('sandbox: Business API comments, messages and insights', () => {
 
   const vplat = () => sb.upstream.vplat;
   const token = () => account.tokens.access_token;
-  const get = (path: string, query: Record<string, string>, t: string | undefined = token()) => official(sb.url, 'GET', `${V}${path}`, { ...(t ? { token: t } : {}), query });
+  const get = (path: string, query: Record<string, string>, t: string | undefined = token()) =>
+    official(sb.url, 'GET', `${V}${path}`, { ...(t ? { token: t } : {}), query });
   const post = (path: string, json: unknown, t: string = token()) => official(sb.url, 'POST', `${V}${path}`, { token: t, json });
 
   /** A multipart call as a client sends it, raw. */
-  const upload = async (path: string, fields: Record<string, string>, file?: { field: string; bytes: Buffer; type: string; name?: string }) => {
+  const upload = async (
+    path: string,
+    fields: Record<string, string>,
+    file?: { field: string; bytes: Buffer; type: string; name?: string },
+  ) => {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     if (file) form.append(file.field, new Blob([file.bytes], { type: file.type }), file.name ?? 'upload.bin');
@@ -128,14 +133,22 @@ describe('sandbox: Business API comments, messages and insights', () => {
       ['business/benchmark/', {}, 'business_category'],
     ])('names the missing field on GET %s', async (path, query, field) => {
       const res = await get(path, { business_id: account.openId, ...query });
-      expect(res.body).toEqual({ code: 40002, message: `${field}: Missing data for required field.`, request_id: expect.any(String), data: {} });
+      expect(res.body).toEqual({
+        code: 40002,
+        message: `${field}: Missing data for required field.`,
+        request_id: expect.any(String),
+        data: {},
+      });
     });
 
     it('names a mistyped field', async () => {
       const res = await get('business/comment/list/', { business_id: account.openId, video_id: videoId, max_count: '31' });
       expect(res.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^max_count: /) });
       const sort = await get('business/comment/list/', { business_id: account.openId, video_id: videoId, sort_field: 'views' });
-      expect(sort.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^sort_field: Must be one of: likes, replies, create_time/) });
+      expect(sort.body).toMatchObject({
+        code: 40002,
+        message: expect.stringMatching(/^sort_field: Must be one of: likes, replies, create_time/),
+      });
     });
 
     it('surfaces an official error through the client as 3001 with the official code and message', async () => {
@@ -147,7 +160,8 @@ describe('sandbox: Business API comments, messages and insights', () => {
   });
 
   describe('comments', () => {
-    const list = (query: Partial<Parameters<typeof listComments>[2]> = {}) => listComments(vplat(), token(), { business_id: account.openId, video_id: videoId, ...query });
+    const list = (query: Partial<Parameters<typeof listComments>[2]> = {}) =>
+      listComments(vplat(), token(), { business_id: account.openId, video_id: videoId, ...query });
 
     it('lists the seeded comments of a post in the documented shape', async () => {
       const res = await get('business/comment/list/', { business_id: account.openId, video_id: videoId });
@@ -190,8 +204,16 @@ describe('sandbox: Business API comments, messages and insights', () => {
       expect(parent.reply_list![0]).toMatchObject({ parent_comment_id: parent.comment_id, video_id: videoId });
       expect(comments.filter((c) => c.replies === 0).every((c) => Array.isArray(c.reply_list) && c.reply_list.length === 0)).toBe(true);
 
-      const replies = await listCommentReplies(vplat(), token(), { business_id: account.openId, video_id: videoId, comment_id: parent.comment_id });
-      expect(replies).toEqual({ comments: [expect.objectContaining({ parent_comment_id: parent.comment_id })], cursor: 1, has_more: false });
+      const replies = await listCommentReplies(vplat(), token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        comment_id: parent.comment_id,
+      });
+      expect(replies).toEqual({
+        comments: [expect.objectContaining({ parent_comment_id: parent.comment_id })],
+        cursor: 1,
+        has_more: false,
+      });
       expect(replies.comments[0]).not.toHaveProperty('reply_list');
     });
 
@@ -210,7 +232,11 @@ describe('sandbox: Business API comments, messages and insights', () => {
 
       const picked = await list({ comment_ids: [all.comments[1]!.comment_id] });
       expect(picked.comments.map((c) => c.comment_id)).toEqual([all.comments[1]!.comment_id]);
-      const tooMany = await get('business/comment/list/', { business_id: account.openId, video_id: videoId, comment_ids: JSON.stringify(Array.from({ length: 31 }, (_, i) => String(i))) });
+      const tooMany = await get('business/comment/list/', {
+        business_id: account.openId,
+        video_id: videoId,
+        comment_ids: JSON.stringify(Array.from({ length: 31 }, (_, i) => String(i))),
+      });
       expect(tooMany.body.code).toBe(40011);
     });
 
@@ -221,7 +247,11 @@ describe('sandbox: Business API comments, messages and insights', () => {
     });
 
     it('creates a comment as the account and pushes comment.update with exact numeric ids', async () => {
-      const created = await createComment(vplat(), token(), { business_id: account.openId, video_id: videoId, text: 'Thanks for watching!' });
+      const created = await createComment(vplat(), token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        text: 'Thanks for watching!',
+      });
       expect(created).toEqual({
         comment_id: expect.stringMatching(/^\d{19}$/),
         video_id: videoId,
@@ -234,7 +264,12 @@ describe('sandbox: Business API comments, messages and insights', () => {
       expect(comments[0]).toMatchObject({ owner: true, username: account.username, status: 'PUBLIC' });
 
       const { raw, envelope, content } = await pushed('comment.update', (c) => c.text === 'Thanks for watching!');
-      expect(envelope).toMatchObject({ event: 'comment.update', user_openid: account.openId, client_key: expect.any(String), create_time: expect.any(Number) });
+      expect(envelope).toMatchObject({
+        event: 'comment.update',
+        user_openid: account.openId,
+        client_key: expect.any(String),
+        create_time: expect.any(Number),
+      });
       expect(content).toEqual({
         comment_id: expect.any(Number),
         video_id: expect.any(Number),
@@ -260,7 +295,12 @@ describe('sandbox: Business API comments, messages and insights', () => {
     it('replies to a comment and pushes a reply insert with its parent', async () => {
       const { comments } = await list();
       const parent = comments.find((c) => !c.owner)!;
-      const reply = await createCommentReply(vplat(), token(), { business_id: account.openId, video_id: videoId, comment_id: parent.comment_id, text: 'Glad you like it' });
+      const reply = await createCommentReply(vplat(), token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        comment_id: parent.comment_id,
+        text: 'Glad you like it',
+      });
       expect(reply).toMatchObject({ parent_comment_id: parent.comment_id, video_id: videoId, text: 'Glad you like it' });
       const { content } = await pushed('comment.update', (c) => c.text === 'Glad you like it');
       expect(content).toMatchObject({ comment_type: 'reply', comment_action: 'insert' });
@@ -282,7 +322,9 @@ describe('sandbox: Business API comments, messages and insights', () => {
     });
 
     it('hides and unhides a comment, with webhooks and the PUBLIC filter', async () => {
-      const { comment_id } = await sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, { videoId, text: 'spam spam' }).then((c) => ({ comment_id: c.commentId }));
+      const { comment_id } = await sb
+        .control<{ commentId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, { videoId, text: 'spam spam' })
+        .then((c) => ({ comment_id: c.commentId }));
       await hideComment(vplat(), token(), { business_id: account.openId, video_id: videoId, comment_id, action: 'HIDE' });
       expect((await list({ comment_ids: [comment_id] })).comments[0]!.status).toBe('HIDDEN');
       expect((await list({ status: 'PUBLIC' })).comments.map((c) => c.comment_id)).not.toContain(comment_id);
@@ -299,7 +341,10 @@ describe('sandbox: Business API comments, messages and insights', () => {
 
     it("deletes the account's own comment but refuses someone else's", async () => {
       const mine = await createComment(vplat(), token(), { business_id: account.openId, video_id: videoId, text: 'to be deleted' });
-      const reply = await sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, { text: 'a reply', parentCommentId: mine.comment_id });
+      const reply = await sb.control<{ commentId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, {
+        text: 'a reply',
+        parentCommentId: mine.comment_id,
+      });
       await deleteComment(vplat(), token(), { business_id: account.openId, comment_id: mine.comment_id });
       expect((await list({ comment_ids: [mine.comment_id, reply.commentId] })).comments).toEqual([]);
       const { content } = await pushed('comment.update', (c) => String(c.comment_id) === mine.comment_id && c.comment_action === 'delete');
@@ -308,23 +353,48 @@ describe('sandbox: Business API comments, messages and insights', () => {
 
       const theirs = (await list()).comments.find((c) => !c.owner)!;
       const res = await post('business/comment/delete/', { business_id: account.openId, comment_id: theirs.comment_id });
-      expect(res.body).toEqual({ code: 40001, message: expect.stringContaining('Only comments created by the account can be deleted'), request_id: expect.any(String), data: {} });
+      expect(res.body).toEqual({
+        code: 40001,
+        message: expect.stringContaining('Only comments created by the account can be deleted'),
+        request_id: expect.any(String),
+        data: {},
+      });
       const gone = await post('business/comment/delete/', { business_id: account.openId, comment_id: mine.comment_id });
       expect(gone.body.code).toBe(40007);
     });
 
     it('uploads a comment image and comments with it', async () => {
-      const uploaded = await uploadCommentImage(vplat(), token(), account.openId, { bytes: solidPng(400, 500), fileName: 'pic.png', contentType: 'image/png' });
+      const uploaded = await uploadCommentImage(vplat(), token(), account.openId, {
+        bytes: solidPng(400, 500),
+        fileName: 'pic.png',
+        contentType: 'image/png',
+      });
       expect(uploaded).toEqual({ image_uri: expect.any(String), width: 400, height: 500 });
-      const created = await createComment(vplat(), token(), { business_id: account.openId, video_id: videoId, image_uri: uploaded.image_uri, image_width: 400, image_height: 500 });
+      const created = await createComment(vplat(), token(), {
+        business_id: account.openId,
+        video_id: videoId,
+        image_uri: uploaded.image_uri,
+        image_width: 400,
+        image_height: 500,
+      });
       expect(created.image_url).toEqual(expect.stringContaining(sb.url));
       const image = await fetch(created.image_url!);
       expect(image.status).toBe(200);
       expect(Buffer.from(await image.arrayBuffer()).equals(solidPng(400, 500))).toBe(true);
 
-      const noSize = await post('business/comment/create/', { business_id: account.openId, video_id: videoId, image_uri: uploaded.image_uri });
+      const noSize = await post('business/comment/create/', {
+        business_id: account.openId,
+        video_id: videoId,
+        image_uri: uploaded.image_uri,
+      });
       expect(noSize.body).toMatchObject({ code: 40002, message: 'image_width: Missing data for required field.' });
-      const unknown = await post('business/comment/create/', { business_id: account.openId, video_id: videoId, image_uri: 'nope', image_width: 1, image_height: 1 });
+      const unknown = await post('business/comment/create/', {
+        business_id: account.openId,
+        video_id: videoId,
+        image_uri: 'nope',
+        image_width: 1,
+        image_height: 1,
+      });
       expect(unknown.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^image_uri: /) });
     });
 
@@ -342,31 +412,46 @@ describe('sandbox: Business API comments, messages and insights', () => {
     it('checks the multipart business_id and file field', async () => {
       const missing = await upload('business/comment/image/upload/', { business_id: account.openId });
       expect(missing.body).toMatchObject({ code: 40002, message: 'image_file: Missing data for required field.' });
-      const stranger = await upload('business/comment/image/upload/', { business_id: other.openId }, { field: 'image_file', bytes: solidPng(400, 400), type: 'image/png' });
+      const stranger = await upload(
+        'business/comment/image/upload/',
+        { business_id: other.openId },
+        { field: 'image_file', bytes: solidPng(400, 400), type: 'image/png' },
+      );
       expect(stranger.body.code).toBe(40001);
     });
 
     it('lets a test inject a viewer comment and a reply through the control API', async () => {
-      const injected = await sb.control<{ commentId: string; videoId: string; username: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, {
-        text: 'Injected question?',
-        username: 'viewer_one',
-      });
+      const injected = await sb.control<{ commentId: string; videoId: string; username: string }>(
+        'POST',
+        `/_sandbox/accounts/${account.openId}/comments`,
+        {
+          text: 'Injected question?',
+          username: 'viewer_one',
+        },
+      );
       expect(injected).toMatchObject({ commentId: expect.stringMatching(/^\d{19}$/), videoId: expect.any(String), username: 'viewer_one' });
       const pushedInsert = await pushed('comment.update', (c) => c.text === 'Injected question?');
       expect(pushedInsert.content).toMatchObject({ comment_action: 'insert', comment_type: 'comment' });
-      const reply = await sb.control<{ commentId: string; parentCommentId: string }>('POST', `/_sandbox/accounts/${account.openId}/comments`, {
-        text: 'Same question',
-        parentCommentId: injected.commentId,
-      });
+      const reply = await sb.control<{ commentId: string; parentCommentId: string }>(
+        'POST',
+        `/_sandbox/accounts/${account.openId}/comments`,
+        {
+          text: 'Same question',
+          parentCommentId: injected.commentId,
+        },
+      );
       expect(reply.parentCommentId).toBe(injected.commentId);
-      await expect(sb.control('POST', `/_sandbox/accounts/${account.openId}/comments`, { text: 'x', videoId: '1' })).rejects.toThrow(/HTTP 404/);
+      await expect(sb.control('POST', `/_sandbox/accounts/${account.openId}/comments`, { text: 'x', videoId: '1' })).rejects.toThrow(
+        /HTTP 404/,
+      );
       await expect(sb.control('POST', `/_sandbox/accounts/${account.openId}/comments`, {})).rejects.toThrow(/HTTP 400/);
     });
   });
 
   describe('insights', () => {
     const today = async () => (await sb.control<{ now: string }>('GET', '/_sandbox/clock')).now.slice(0, 10);
-    const dayBefore = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+    const dayBefore = (date: string, days: number) =>
+      new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
     it('returns the default profile fields', async () => {
       const res = await get('business/get/', { business_id: account.openId });
@@ -380,7 +465,16 @@ describe('sandbox: Business API comments, messages and insights', () => {
         business_id: account.openId,
         start_date: start,
         end_date: end,
-        fields: ['username', 'followers_count', 'videos_count', 'is_business_account', 'video_views', 'daily_new_followers', 'audience_activity', 'audience_genders'] as const,
+        fields: [
+          'username',
+          'followers_count',
+          'videos_count',
+          'is_business_account',
+          'video_views',
+          'daily_new_followers',
+          'audience_activity',
+          'audience_genders',
+        ] as const,
       };
       const data = await getBusinessAccount(vplat(), token(), { ...query, fields: [...query.fields] });
       expect(data).toEqual({
@@ -422,7 +516,18 @@ describe('sandbox: Business API comments, messages and insights', () => {
       expect(raw.body.data).toEqual({ videos: expect.any(Array), cursor: expect.any(Number), has_more: false });
       expect((raw.body.data.videos as unknown[])[0]).toEqual({ item_id: expect.stringMatching(/^\d{19}$/) });
 
-      const fields = ['item_id', 'create_time', 'media_type', 'likes', 'comments', 'video_duration', 'share_url', 'thumbnail_url', 'impression_sources', 'audience_types'] as const;
+      const fields = [
+        'item_id',
+        'create_time',
+        'media_type',
+        'likes',
+        'comments',
+        'video_duration',
+        'share_url',
+        'thumbnail_url',
+        'impression_sources',
+        'audience_types',
+      ] as const;
       const page1 = await listVideos(vplat(), token(), { business_id: account.openId, fields: [...fields], max_count: 2 });
       expect(page1.videos).toHaveLength(2);
       expect(page1.has_more).toBe(true);
@@ -446,15 +551,36 @@ describe('sandbox: Business API comments, messages and insights', () => {
     });
 
     it('counts the live comments of a post', async () => {
-      const before = (await listVideos(vplat(), token(), { business_id: account.openId, fields: ['item_id', 'comments'], filters: { video_ids: [videoId] } })).videos[0]!;
+      const before = (
+        await listVideos(vplat(), token(), {
+          business_id: account.openId,
+          fields: ['item_id', 'comments'],
+          filters: { video_ids: [videoId] },
+        })
+      ).videos[0]!;
       await createComment(vplat(), token(), { business_id: account.openId, video_id: videoId, text: 'one more' });
-      const after = (await listVideos(vplat(), token(), { business_id: account.openId, fields: ['item_id', 'comments'], filters: { video_ids: [videoId] } })).videos[0]!;
+      const after = (
+        await listVideos(vplat(), token(), {
+          business_id: account.openId,
+          fields: ['item_id', 'comments'],
+          filters: { video_ids: [videoId] },
+        })
+      ).videos[0]!;
       expect(after.comments).toBe(before.comments! + 1);
     });
 
     it('includes posts published during the run', async () => {
-      const post = sb.sandbox.context.posts.add({ openId: other.openId, mediaType: 'PHOTO', caption: 'fresh', createTime: Math.floor(sb.sandbox.context.clock.now() / 1000), durationSeconds: 0 });
-      const { videos } = await listVideos(vplat(), other.tokens.access_token, { business_id: other.openId, fields: ['item_id', 'media_type', 'caption'] });
+      const post = sb.sandbox.context.posts.add({
+        openId: other.openId,
+        mediaType: 'PHOTO',
+        caption: 'fresh',
+        createTime: Math.floor(sb.sandbox.context.clock.now() / 1000),
+        durationSeconds: 0,
+      });
+      const { videos } = await listVideos(vplat(), other.tokens.access_token, {
+        business_id: other.openId,
+        fields: ['item_id', 'media_type', 'caption'],
+      });
       expect(videos[0]).toEqual({ item_id: post.itemId, media_type: 'PHOTO', caption: 'fresh' });
     });
 
@@ -491,10 +617,21 @@ describe('sandbox: Business API comments, messages and insights', () => {
 
   describe('messages', () => {
     const inject = (body: Record<string, unknown>) =>
-      sb.control<{ conversationId: string; messageId: string; from: string }>('POST', `/_sandbox/accounts/${account.openId}/messages`, body);
+      sb.control<{ conversationId: string; messageId: string; from: string }>(
+        'POST',
+        `/_sandbox/accounts/${account.openId}/messages`,
+        body,
+      );
     const sendText = (conversationId: string, body: string) =>
-      sendMessage(vplat(), token(), { business_id: account.openId, recipient_type: 'CONVERSATION', recipient: conversationId, message_type: 'TEXT', text: { body } });
-    const send = (json: Record<string, unknown>) => post('business/message/send/', { business_id: account.openId, recipient_type: 'CONVERSATION', ...json });
+      sendMessage(vplat(), token(), {
+        business_id: account.openId,
+        recipient_type: 'CONVERSATION',
+        recipient: conversationId,
+        message_type: 'TEXT',
+        text: { body },
+      });
+    const send = (json: Record<string, unknown>) =>
+      post('business/message/send/', { business_id: account.openId, recipient_type: 'CONVERSATION', ...json });
 
     let conversationId: string;
     let userId: string;
@@ -521,8 +658,14 @@ describe('sandbox: Business API comments, messages and insights', () => {
       });
 
       const strangers = await listConversations(vplat(), token(), { business_id: account.openId, conversation_type: 'STRANGER' });
-      expect(strangers).toEqual({ conversations: [{ conversation_id: conversationId, update_time: expect.any(Number) }], has_more: false, cursor: 1 });
-      expect((await listConversations(vplat(), token(), { business_id: account.openId, conversation_type: 'SINGLE' })).conversations).toEqual([]);
+      expect(strangers).toEqual({
+        conversations: [{ conversation_id: conversationId, update_time: expect.any(Number) }],
+        has_more: false,
+        cursor: 1,
+      });
+      expect(
+        (await listConversations(vplat(), token(), { business_id: account.openId, conversation_type: 'SINGLE' })).conversations,
+      ).toEqual([]);
     });
 
     it('lists the messages and participants of a conversation', async () => {
@@ -550,7 +693,10 @@ describe('sandbox: Business API comments, messages and insights', () => {
     });
 
     it('treats an unencoded + in conversation_id as a different (invalid) conversation', async () => {
-      const res = await fetch(`${sb.url}${V}business/message/content/list/?business_id=${account.openId}&conversation_id=${conversationId}`, { headers: { 'access-token': token() } });
+      const res = await fetch(
+        `${sb.url}${V}business/message/content/list/?business_id=${account.openId}&conversation_id=${conversationId}`,
+        { headers: { 'access-token': token() } },
+      );
       expect(await res.json()).toMatchObject({ code: 40002, message: 'Param conversation_id is invalid.' });
     });
 
@@ -570,58 +716,168 @@ describe('sandbox: Business API comments, messages and insights', () => {
       const singles = await listConversations(vplat(), token(), { business_id: account.openId, conversation_type: 'SINGLE' });
       expect(singles.conversations.map((c) => c.conversation_id)).toEqual([conversationId]);
       const { messages } = await listMessages(vplat(), token(), { business_id: account.openId, conversation_id: conversationId });
-      expect(messages[0]).toMatchObject({ message_id: message.message_id, sender: account.username, from_user: { role: 'BUSINESS_ACCOUNT' }, message_tag: { source: 'API' } });
+      expect(messages[0]).toMatchObject({
+        message_id: message.message_id,
+        sender: account.username,
+        from_user: { role: 'BUSINESS_ACCOUNT' },
+        message_tag: { source: 'API' },
+      });
     });
 
     it('sends a quoted reply, a shared post and a template card', async () => {
       const { messages } = await listMessages(vplat(), token(), { business_id: account.openId, conversation_id: conversationId });
       const userMessage = messages.find((m) => m.from_user.role === 'PERSONAL_ACCOUNT')!;
-      const quoted = await send({ recipient: conversationId, message_type: 'TEXT', text: { body: 'About that:' }, referenced_message_info: { referenced_message_id: userMessage.message_id } });
+      const quoted = await send({
+        recipient: conversationId,
+        message_type: 'TEXT',
+        text: { body: 'About that:' },
+        referenced_message_info: { referenced_message_id: userMessage.message_id },
+      });
       expect(quoted.body.code).toBe(0);
-      const shared = await sendMessage(vplat(), token(), { business_id: account.openId, recipient_type: 'CONVERSATION', recipient: conversationId, message_type: 'SHARE_POST', share_post: { item_id: videoId } });
+      const shared = await sendMessage(vplat(), token(), {
+        business_id: account.openId,
+        recipient_type: 'CONVERSATION',
+        recipient: conversationId,
+        message_type: 'SHARE_POST',
+        share_post: { item_id: videoId },
+      });
       const sharedPush = await pushed('im_send_msg', (c) => c.message_id === shared.message.message_id);
-      expect(sharedPush.content).toMatchObject({ type: 'share_post', share_post: { embed_url: expect.stringContaining(videoId), video_id: videoId } });
+      expect(sharedPush.content).toMatchObject({
+        type: 'share_post',
+        share_post: { embed_url: expect.stringContaining(videoId), video_id: videoId },
+      });
       const card = await sendMessage(vplat(), token(), {
         business_id: account.openId,
         recipient_type: 'CONVERSATION',
         recipient: conversationId,
         message_type: 'TEMPLATE',
-        template: { type: 'QA_BUTTON_CARD', title: 'Which size?', buttons: [{ type: 'REPLY', title: 'Small', id: 's' }, { type: 'REPLY', title: 'Large' }] },
+        template: {
+          type: 'QA_BUTTON_CARD',
+          title: 'Which size?',
+          buttons: [
+            { type: 'REPLY', title: 'Small', id: 's' },
+            { type: 'REPLY', title: 'Large' },
+          ],
+        },
       });
       const cardPush = await pushed('im_send_msg', (c) => c.message_id === card.message.message_id);
       expect(cardPush.content).toMatchObject({
         type: 'template',
-        template: { type: 'qa_button_card', elements: [{ title: 'Which size?', buttons: [{ text: 'Small', type: 'REPLY', id: 's' }, { text: 'Large', type: 'REPLY' }] }] },
+        template: {
+          type: 'qa_button_card',
+          elements: [
+            {
+              title: 'Which size?',
+              buttons: [
+                { text: 'Small', type: 'REPLY', id: 's' },
+                { text: 'Large', type: 'REPLY' },
+              ],
+            },
+          ],
+        },
       });
       const after = await listMessages(vplat(), token(), { business_id: account.openId, conversation_id: conversationId });
       expect(after.messages[0]).toMatchObject({ message_type: 'TEMPLATE', template: { type: 'QA_BUTTON_CARD', title: 'Which size?' } });
       expect(after.messages[1]).toMatchObject({ message_type: 'SHARE_POST', share_post: { embed_url: expect.any(String) } });
-      expect(after.messages[2]).toMatchObject({ message_type: 'TEXT', referenced_message_info: { referenced_message_id: userMessage.message_id } });
+      expect(after.messages[2]).toMatchObject({
+        message_type: 'TEXT',
+        referenced_message_info: { referenced_message_id: userMessage.message_id },
+      });
     });
 
     it('answers sender actions with an empty message_id', async () => {
       for (const action of ['TYPING', 'MARK_READ'] as const) {
-        const res = await sendMessage(vplat(), token(), { business_id: account.openId, recipient_type: 'CONVERSATION', recipient: conversationId, message_type: 'SENDER_ACTION', sender_action: action });
+        const res = await sendMessage(vplat(), token(), {
+          business_id: account.openId,
+          recipient_type: 'CONVERSATION',
+          recipient: conversationId,
+          message_type: 'SENDER_ACTION',
+          sender_action: action,
+        });
         expect(res).toEqual({ message: { message_id: '' } });
       }
     });
 
     it.each<[string, Record<string, unknown>, number, RegExp]>([
-      ['an unknown conversation', { recipient: '0+nope', message_type: 'TEXT', text: { body: 'x' } }, 40002, /^Param conversation_id is invalid\.$/],
-      ['text and image together', { message_type: 'TEXT', text: { body: 'x' }, image: { media_id: 'm' } }, 40002, /^image: Not allowed with message_type TEXT/],
+      [
+        'an unknown conversation',
+        { recipient: '0+nope', message_type: 'TEXT', text: { body: 'x' } },
+        40002,
+        /^Param conversation_id is invalid\.$/,
+      ],
+      [
+        'text and image together',
+        { message_type: 'TEXT', text: { body: 'x' }, image: { media_id: 'm' } },
+        40002,
+        /^image: Not allowed with message_type TEXT/,
+      ],
       ['TEXT without text.body', { message_type: 'TEXT' }, 40002, /^text\.body: Missing data/],
-      ['text over 6,000 characters', { message_type: 'TEXT', text: { body: 'x'.repeat(6001) } }, 40002, /^text\.body: Length must be at most 6000/],
-      ['a missing recipient_type', { recipient_type: undefined, message_type: 'TEXT', text: { body: 'x' } }, 40002, /^recipient_type: Missing/],
+      [
+        'text over 6,000 characters',
+        { message_type: 'TEXT', text: { body: 'x'.repeat(6001) } },
+        40002,
+        /^text\.body: Length must be at most 6000/,
+      ],
+      [
+        'a missing recipient_type',
+        { recipient_type: undefined, message_type: 'TEXT', text: { body: 'x' } },
+        40002,
+        /^recipient_type: Missing/,
+      ],
       ['an unknown message_type', { message_type: 'VIDEO' }, 40002, /^message_type: Must be one of/],
-      ['a quote on a non-text message', { message_type: 'SHARE_POST', share_post: { item_id: '1' }, referenced_message_info: { referenced_message_id: '1' } }, 40002, /^referenced_message_info: /],
-      ['sharing a post that is not the account\'s', { message_type: 'SHARE_POST', share_post: { item_id: '7000000000000000001' } }, 40007, /does not exist/],
+      [
+        'a quote on a non-text message',
+        { message_type: 'SHARE_POST', share_post: { item_id: '1' }, referenced_message_info: { referenced_message_id: '1' } },
+        40002,
+        /^referenced_message_info: /,
+      ],
+      [
+        "sharing a post that is not the account's",
+        { message_type: 'SHARE_POST', share_post: { item_id: '7000000000000000001' } },
+        40007,
+        /does not exist/,
+      ],
       ['an unknown media_id', { message_type: 'IMAGE', image: { media_id: 'unknown' } }, 40002, /^image\.media_id: /],
-      ['four template buttons', { message_type: 'TEMPLATE', template: { type: 'QA_LINK_CARD', title: 'Q', buttons: [1, 2, 3, 4].map((n) => ({ type: 'REPLY', title: `b${n}` })) } }, 40002, /^template\.buttons: Must hold 1 to 3/],
-      ['a button title over 20 on a button card', { message_type: 'TEMPLATE', template: { type: 'QA_BUTTON_CARD', title: 'Q', buttons: [{ type: 'REPLY', title: 'x'.repeat(21) }] } }, 40002, /^template\.buttons\[0\]\.title: Length must be at most 20/],
-      ['a template title over 40', { message_type: 'TEMPLATE', template: { type: 'QA_LINK_CARD', title: 'x'.repeat(41), buttons: [{ type: 'REPLY', title: 'a' }] } }, 40002, /^template\.title: /],
+      [
+        'four template buttons',
+        {
+          message_type: 'TEMPLATE',
+          template: { type: 'QA_LINK_CARD', title: 'Q', buttons: [1, 2, 3, 4].map((n) => ({ type: 'REPLY', title: `b${n}` })) },
+        },
+        40002,
+        /^template\.buttons: Must hold 1 to 3/,
+      ],
+      [
+        'a button title over 20 on a button card',
+        { message_type: 'TEMPLATE', template: { type: 'QA_BUTTON_CARD', title: 'Q', buttons: [{ type: 'REPLY', title: 'x'.repeat(21) }] } },
+        40002,
+        /^template\.buttons\[0\]\.title: Length must be at most 20/,
+      ],
+      [
+        'a template title over 40',
+        { message_type: 'TEMPLATE', template: { type: 'QA_LINK_CARD', title: 'x'.repeat(41), buttons: [{ type: 'REPLY', title: 'a' }] } },
+        40002,
+        /^template\.title: /,
+      ],
       ['an unknown sender action', { message_type: 'SENDER_ACTION', sender_action: 'WAVE' }, 40002, /^sender_action: /],
-      ['a direct reply together with a recipient', { message_type: 'TEXT', text: { body: 'x' }, direct_reply: { reply_type: 'COMMENT_REPLY' } }, 40002, /^direct_reply: Not allowed/],
-      ['a direct reply', { recipient_type: undefined, recipient: undefined, message_type: 'TEXT', text: { body: 'x' }, direct_reply: { reply_type: 'COMMENT_REPLY', comment_reply: { comment_id: '1' } } }, 40001, /Vietnam/],
+      [
+        'a direct reply together with a recipient',
+        { message_type: 'TEXT', text: { body: 'x' }, direct_reply: { reply_type: 'COMMENT_REPLY' } },
+        40002,
+        /^direct_reply: Not allowed/,
+      ],
+      [
+        'a direct reply',
+        {
+          recipient_type: undefined,
+          recipient: undefined,
+          message_type: 'TEXT',
+          text: { body: 'x' },
+          direct_reply: { reply_type: 'COMMENT_REPLY', comment_reply: { comment_id: '1' } },
+        },
+        40001,
+        /Vietnam/,
+      ],
     ])('refuses %s', async (_name, json, code, message) => {
       const res = await send({ recipient: conversationId, ...json });
       expect(res.status).toBe(200);
@@ -629,7 +885,11 @@ describe('sandbox: Business API comments, messages and insights', () => {
     });
 
     it('uploads message images (JPG/PNG up to 3 MB, checked by content)', async () => {
-      const { media_id } = await uploadMessageMedia(vplat(), token(), account.openId, { bytes: solidPng(50, 50), fileName: 'a.png', contentType: 'image/png' });
+      const { media_id } = await uploadMessageMedia(vplat(), token(), account.openId, {
+        bytes: solidPng(50, 50),
+        fileName: 'a.png',
+        contentType: 'image/png',
+      });
       expect(media_id).toEqual(expect.any(String));
       const cases: Array<[Record<string, string>, Buffer | undefined, number, RegExp]> = [
         [{ media_type: 'IMAGE' }, Buffer.from('GIF89a....'), 40908, /^file: Unsupported/],
@@ -639,28 +899,57 @@ describe('sandbox: Business API comments, messages and insights', () => {
         [{ media_type: 'IMAGE' }, undefined, 40002, /^file: Missing/],
       ];
       for (const [fields, bytes, code, message] of cases) {
-        const res = await upload('business/message/media/upload/', { business_id: account.openId, ...fields }, bytes ? { field: 'file', bytes, type: 'image/png' } : undefined);
+        const res = await upload(
+          'business/message/media/upload/',
+          { business_id: account.openId, ...fields },
+          bytes ? { field: 'file', bytes, type: 'image/png' } : undefined,
+        );
         expect(res.body).toMatchObject({ code, message: expect.stringMatching(message) });
       }
     });
 
     it('reports IMAGE_SEND per conversation and refuses images where it is false', async () => {
       const capability = (id: string, type: 'SINGLE' | 'STRANGER') =>
-        getMessagingCapabilities(vplat(), token(), { business_id: account.openId, capability_types: ['IMAGE_SEND'], conversation_id: id, conversation_type: type });
-      expect(await capability(conversationId, 'SINGLE')).toEqual({ capability_infos: [{ capability_type: 'IMAGE_SEND', capability_result: true }] });
+        getMessagingCapabilities(vplat(), token(), {
+          business_id: account.openId,
+          capability_types: ['IMAGE_SEND'],
+          conversation_id: id,
+          conversation_type: type,
+        });
+      expect(await capability(conversationId, 'SINGLE')).toEqual({
+        capability_infos: [{ capability_type: 'IMAGE_SEND', capability_result: true }],
+      });
       const fresh = await inject({ text: 'hello' });
       expect((await capability(fresh.conversationId, 'STRANGER')).capability_infos[0]!.capability_result).toBe(false);
 
-      const { media_id } = await uploadMessageMedia(vplat(), token(), account.openId, { bytes: solidPng(50, 50), fileName: 'a.png', contentType: 'image/png' });
+      const { media_id } = await uploadMessageMedia(vplat(), token(), account.openId, {
+        bytes: solidPng(50, 50),
+        fileName: 'a.png',
+        contentType: 'image/png',
+      });
       const refused = await send({ recipient: fresh.conversationId, message_type: 'IMAGE', image: { media_id } });
       expect(refused.body).toMatchObject({ code: 40064, message: expect.stringContaining('IMAGE_SEND') });
-      const sent = await sendMessage(vplat(), token(), { business_id: account.openId, recipient_type: 'CONVERSATION', recipient: conversationId, message_type: 'IMAGE', image: { media_id } });
+      const sent = await sendMessage(vplat(), token(), {
+        business_id: account.openId,
+        recipient_type: 'CONVERSATION',
+        recipient: conversationId,
+        message_type: 'IMAGE',
+        image: { media_id },
+      });
       const { content } = await pushed('im_send_msg', (c) => c.message_id === sent.message.message_id);
       expect(content).toMatchObject({ type: 'image', image: { media_id } });
 
-      const unknownType = await get('business/message/capabilities/get/', { business_id: account.openId, capability_types: '["VIDEO_SEND"]', conversation_id: conversationId, conversation_type: 'SINGLE' });
+      const unknownType = await get('business/message/capabilities/get/', {
+        business_id: account.openId,
+        capability_types: '["VIDEO_SEND"]',
+        conversation_id: conversationId,
+        conversation_type: 'SINGLE',
+      });
       expect(unknownType.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^capability_types: /) });
-      const noConversation = await get('business/message/capabilities/get/', { business_id: account.openId, capability_types: '["IMAGE_SEND"]' });
+      const noConversation = await get('business/message/capabilities/get/', {
+        business_id: account.openId,
+        capability_types: '["IMAGE_SEND"]',
+      });
       expect(noConversation.body).toMatchObject({ code: 40002, message: 'conversation_id: Missing data for required field.' });
     });
 
@@ -683,9 +972,19 @@ describe('sandbox: Business API comments, messages and insights', () => {
       const ok = await fetch(download_url, { headers: { 'x-user': token() } });
       expect(ok.status).toBe(200);
       expect(ok.headers.get('content-type')).toBe('image/png');
-      expect(Buffer.from(await ok.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+      expect(
+        Buffer.from(await ok.arrayBuffer())
+          .subarray(1, 4)
+          .toString(),
+      ).toBe('PNG');
 
-      const wrongMedia = await post('business/message/media/download/', { business_id: account.openId, conversation_id: conversationId, message_id: injected.messageId, media_id: 'other', media_type: 'IMAGE' });
+      const wrongMedia = await post('business/message/media/download/', {
+        business_id: account.openId,
+        conversation_id: conversationId,
+        message_id: injected.messageId,
+        media_id: 'other',
+        media_type: 'IMAGE',
+      });
       expect(wrongMedia.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^media_id: /) });
 
       await advance(25 * HOUR);
@@ -696,7 +995,12 @@ describe('sandbox: Business API comments, messages and insights', () => {
       const { conversationId: id } = await inject({ text: 'count with me' });
       for (let i = 1; i <= 10; i++) await sendText(id, `reply ${i}`);
       const eleventh = await send({ recipient: id, message_type: 'TEXT', text: { body: 'reply 11' } });
-      expect(eleventh.body).toEqual({ code: 40064, message: expect.stringContaining('at most 10 messages within 48 hours'), request_id: expect.any(String), data: {} });
+      expect(eleventh.body).toEqual({
+        code: 40064,
+        message: expect.stringContaining('at most 10 messages within 48 hours'),
+        request_id: expect.any(String),
+        data: {},
+      });
       const err = await clientError(sendText(id, 'reply 11'));
       expect(err.failure).toMatchObject({ officialCode: 40064, failureClass: 'permission' });
 
@@ -705,7 +1009,16 @@ describe('sandbox: Business API comments, messages and insights', () => {
       await advance(49 * HOUR);
       const late = await send({ recipient: id, message_type: 'TEXT', text: { body: 'too late' } });
       expect(late.body).toMatchObject({ code: 40064, message: expect.stringContaining('48 hours') });
-      expect((await getMessagingCapabilities(vplat(), token(), { business_id: account.openId, capability_types: ['IMAGE_SEND'], conversation_id: id, conversation_type: 'SINGLE' })).capability_infos[0]!.capability_result).toBe(false);
+      expect(
+        (
+          await getMessagingCapabilities(vplat(), token(), {
+            business_id: account.openId,
+            capability_types: ['IMAGE_SEND'],
+            conversation_id: id,
+            conversation_type: 'SINGLE',
+          })
+        ).capability_infos[0]!.capability_result,
+      ).toBe(false);
     });
 
     it('pages conversations with limit and cursor', async () => {
@@ -723,31 +1036,71 @@ describe('sandbox: Business API comments, messages and insights', () => {
       const biz = () => ({ business_id: account.openId });
 
       it('creates a welcome message in review, approves it after a short (virtual) delay, and refuses a second', async () => {
-        const created = await createAutoMessage(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE', welcome_message: { content: 'Hi there!' } });
+        const created = await createAutoMessage(vplat(), token(), {
+          ...biz(),
+          auto_message_type: 'WELCOME_MESSAGE',
+          welcome_message: { content: 'Hi there!' },
+        });
         const id = created.auto_message.auto_message_id;
         const config = await pushed('im_auto_message_config_update', (c) => c.auto_message_id === id);
-        expect(config.content).toEqual({ auto_message_id: id, auto_message_type: 'WELCOME_MESSAGE', auto_message_action: 'CREATE', timestamp: expect.any(Number), welcome_message: { content: 'Hi there!' } });
+        expect(config.content).toEqual({
+          auto_message_id: id,
+          auto_message_type: 'WELCOME_MESSAGE',
+          auto_message_action: 'CREATE',
+          timestamp: expect.any(Number),
+          welcome_message: { content: 'Hi there!' },
+        });
 
         expect(await getAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE' })).toEqual({
           business_id: account.openId,
           operation_status: 'ENABLE',
-          auto_messages: [{ auto_message_id: id, auto_message_type: 'WELCOME_MESSAGE', audit_status: 'REVIEWING', welcome_message: { content: 'Hi there!' } }],
+          auto_messages: [
+            {
+              auto_message_id: id,
+              auto_message_type: 'WELCOME_MESSAGE',
+              audit_status: 'REVIEWING',
+              welcome_message: { content: 'Hi there!' },
+            },
+          ],
         });
-        const second = await post('business/message/auto_message/create/', { ...biz(), auto_message_type: 'WELCOME_MESSAGE', welcome_message: { content: 'Another' } });
+        const second = await post('business/message/auto_message/create/', {
+          ...biz(),
+          auto_message_type: 'WELCOME_MESSAGE',
+          welcome_message: { content: 'Another' },
+        });
         expect(second.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^auto_message_type: At most 1 WELCOME_MESSAGE/) });
-        const inReview = await post('business/message/auto_message/update/', { ...biz(), auto_message_id: id, auto_message_type: 'WELCOME_MESSAGE', welcome_message: { content: 'Changed' } });
+        const inReview = await post('business/message/auto_message/update/', {
+          ...biz(),
+          auto_message_id: id,
+          auto_message_type: 'WELCOME_MESSAGE',
+          welcome_message: { content: 'Changed' },
+        });
         expect(inReview.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^auto_message_id: .*under review/) });
 
         await sb.control('POST', '/_sandbox/clock', { advanceMs: 11_000 });
         const audit = await pushed('im_auto_message_audit_update', (c) => c.auto_message_id === id);
-        expect(audit.content).toEqual({ auto_message_id: id, auto_message_type: 'WELCOME_MESSAGE', audit_status: 'APPROVED', timestamp: expect.any(Number) });
+        expect(audit.content).toEqual({
+          auto_message_id: id,
+          auto_message_type: 'WELCOME_MESSAGE',
+          audit_status: 'APPROVED',
+          timestamp: expect.any(Number),
+        });
         const approved = await getAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE', auto_message_id: id });
         expect(approved.auto_messages[0]!.audit_status).toBe('APPROVED');
 
-        await updateAutoMessage(vplat(), token(), { ...biz(), auto_message_id: id, auto_message_type: 'WELCOME_MESSAGE', welcome_message: { content: 'Hello, welcome!' } });
+        await updateAutoMessage(vplat(), token(), {
+          ...biz(),
+          auto_message_id: id,
+          auto_message_type: 'WELCOME_MESSAGE',
+          welcome_message: { content: 'Hello, welcome!' },
+        });
         const updated = await getAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE' });
         expect(updated.auto_messages[0]).toMatchObject({ audit_status: 'REVIEWING', welcome_message: { content: 'Hello, welcome!' } });
-        const undeletable = await post('business/message/auto_message/delete/', { ...biz(), auto_message_id: id, auto_message_type: 'WELCOME_MESSAGE' });
+        const undeletable = await post('business/message/auto_message/delete/', {
+          ...biz(),
+          auto_message_id: id,
+          auto_message_type: 'WELCOME_MESSAGE',
+        });
         expect(undeletable.body).toMatchObject({ code: 40002, message: expect.stringContaining('cannot be deleted') });
       });
 
@@ -766,51 +1119,104 @@ describe('sandbox: Business API comments, messages and insights', () => {
         await updateAutoMessageStatus(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE', operation_status: 'DISABLE' });
         const quiet = await inject({ text: 'no greeting' });
         expect((await listMessages(vplat(), token(), { ...biz(), conversation_id: quiet.conversationId })).messages).toHaveLength(1);
-        expect((await getAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE' })).operation_status).toBe('DISABLE');
+        expect((await getAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'WELCOME_MESSAGE' })).operation_status).toBe(
+          'DISABLE',
+        );
       });
 
       it('keeps at most 3 suggested questions, refuses duplicates and deletes', async () => {
         const ids: string[] = [];
         for (const n of [1, 2, 3]) {
-          const { auto_message } = await createAutoMessage(vplat(), token(), { ...biz(), auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: `Question ${n}?`, answer: `Answer ${n}` } });
+          const { auto_message } = await createAutoMessage(vplat(), token(), {
+            ...biz(),
+            auto_message_type: 'SUGGESTED_QUESTION',
+            suggested_question: { question: `Question ${n}?`, answer: `Answer ${n}` },
+          });
           ids.push(auto_message.auto_message_id);
         }
-        const fourth = await post('business/message/auto_message/create/', { ...biz(), auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: 'Q4?', answer: 'A4' } });
+        const fourth = await post('business/message/auto_message/create/', {
+          ...biz(),
+          auto_message_type: 'SUGGESTED_QUESTION',
+          suggested_question: { question: 'Q4?', answer: 'A4' },
+        });
         expect(fourth.body).toMatchObject({ code: 40002, message: expect.stringContaining('At most 3 SUGGESTED_QUESTION') });
         await deleteAutoMessage(vplat(), token(), { ...biz(), auto_message_type: 'SUGGESTED_QUESTION', auto_message_id: ids[2]! });
-        const duplicate = await post('business/message/auto_message/create/', { ...biz(), auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: ' question 1? ', answer: 'other' } });
+        const duplicate = await post('business/message/auto_message/create/', {
+          ...biz(),
+          auto_message_type: 'SUGGESTED_QUESTION',
+          suggested_question: { question: ' question 1? ', answer: 'other' },
+        });
         expect(duplicate.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^suggested_question\.question: Duplicates/) });
 
         const cases: Array<[Record<string, unknown>, RegExp]> = [
-          [{ auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: 'x'.repeat(81), answer: 'a' } }, /^suggested_question\.question: Length must be at most 80/],
+          [
+            { auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: 'x'.repeat(81), answer: 'a' } },
+            /^suggested_question\.question: Length must be at most 80/,
+          ],
           [{ auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: 'q' } }, /^suggested_question\.answer: Missing/],
-          [{ auto_message_type: 'SUGGESTED_QUESTION', suggested_question: { question: 'q', answer: 'a' }, chat_prompt: { title: 't', content: 'c' } }, /^chat_prompt: Not allowed/],
-          [{ auto_message_type: 'CHAT_PROMPT', chat_prompt: { title: 'x'.repeat(19), content: 'c' } }, /^chat_prompt\.title: Length must be at most 18/],
+          [
+            {
+              auto_message_type: 'SUGGESTED_QUESTION',
+              suggested_question: { question: 'q', answer: 'a' },
+              chat_prompt: { title: 't', content: 'c' },
+            },
+            /^chat_prompt: Not allowed/,
+          ],
+          [
+            { auto_message_type: 'CHAT_PROMPT', chat_prompt: { title: 'x'.repeat(19), content: 'c' } },
+            /^chat_prompt\.title: Length must be at most 18/,
+          ],
           [{ auto_message_type: 'AUTO_REPLY' }, /^auto_message_type: Must be one of/],
         ];
         for (const [body, message] of cases) {
           const res = await post('business/message/auto_message/create/', { ...biz(), ...body });
           expect(res.body).toMatchObject({ code: 40002, message: expect.stringMatching(message) });
         }
-        const unknown = await post('business/message/auto_message/delete/', { ...biz(), auto_message_type: 'SUGGESTED_QUESTION', auto_message_id: ids[2] });
+        const unknown = await post('business/message/auto_message/delete/', {
+          ...biz(),
+          auto_message_type: 'SUGGESTED_QUESTION',
+          auto_message_id: ids[2],
+        });
         expect(unknown.body.code).toBe(40007);
       });
 
       it('sorts chat prompts and checks the complete list', async () => {
         const ids: string[] = [];
         for (const title of ['Prices', 'Shipping', 'Returns']) {
-          ids.push((await createAutoMessage(vplat(), token(), { ...biz(), auto_message_type: 'CHAT_PROMPT', chat_prompt: { title, content: `Tell me about ${title}` } })).auto_message.auto_message_id);
+          ids.push(
+            (
+              await createAutoMessage(vplat(), token(), {
+                ...biz(),
+                auto_message_type: 'CHAT_PROMPT',
+                chat_prompt: { title, content: `Tell me about ${title}` },
+              })
+            ).auto_message.auto_message_id,
+          );
         }
         const reversed = [...ids].reverse();
         await sortAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'CHAT_PROMPT', auto_message_ids: reversed });
         const { auto_messages } = await getAutoMessages(vplat(), token(), { ...biz(), auto_message_type: 'CHAT_PROMPT' });
         expect(auto_messages.map((m) => m.auto_message_id)).toEqual(reversed);
-        expect(auto_messages[0]).toMatchObject({ auto_message_type: 'CHAT_PROMPT', chat_prompt: { title: 'Returns', content: 'Tell me about Returns' } });
+        expect(auto_messages[0]).toMatchObject({
+          auto_message_type: 'CHAT_PROMPT',
+          chat_prompt: { title: 'Returns', content: 'Tell me about Returns' },
+        });
 
-        const partial = await post('business/message/auto_message/sort/', { ...biz(), auto_message_type: 'CHAT_PROMPT', auto_message_ids: ids.slice(1) });
+        const partial = await post('business/message/auto_message/sort/', {
+          ...biz(),
+          auto_message_type: 'CHAT_PROMPT',
+          auto_message_ids: ids.slice(1),
+        });
         expect(partial.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^auto_message_ids: /) });
-        const wrongType = await post('business/message/auto_message/sort/', { ...biz(), auto_message_type: 'SUGGESTED_QUESTION', auto_message_ids: [] });
-        expect(wrongType.body).toMatchObject({ code: 40002, message: expect.stringMatching(/^auto_message_type: Must be one of: CHAT_PROMPT/) });
+        const wrongType = await post('business/message/auto_message/sort/', {
+          ...biz(),
+          auto_message_type: 'SUGGESTED_QUESTION',
+          auto_message_ids: [],
+        });
+        expect(wrongType.body).toMatchObject({
+          code: 40002,
+          message: expect.stringMatching(/^auto_message_type: Must be one of: CHAT_PROMPT/),
+        });
       });
     });
   });

@@ -4,7 +4,14 @@
  */
 import { UpstreamError } from '../../core/upstream/failures';
 import { exchangeAuthCode, getTokenInfo, refreshAccessToken, revokeAccessToken } from '../../core/upstream/vplat/oauth';
-import { getPublishStatus, getVideoSettings, publishPhoto, publishVideo, searchLocations, suggestHashtags } from '../../core/upstream/vplat/publishing';
+import {
+  getPublishStatus,
+  getVideoSettings,
+  publishPhoto,
+  publishVideo,
+  searchLocations,
+  suggestHashtags,
+} from '../../core/upstream/vplat/publishing';
 import { updateWebhook, verifyOfficialWebhook } from '../../core/upstream/vplat/webhooks';
 import { eventually, startMediaServer, startWebhookReceiver, type MediaServer, type WebhookReceiver } from '../helpers/receivers';
 import { official, startTestSandbox, TEST_SANDBOX_SETTINGS, type TestSandbox } from '../helpers/sandbox';
@@ -28,7 +35,8 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
     await receiver?.close();
   });
 
-  const status = (shareId: string) => getPublishStatus(sb.upstream.vplat, account.tokens.access_token, { business_id: account.openId, publish_id: shareId });
+  const status = (shareId: string) =>
+    getPublishStatus(sb.upstream.vplat, account.tokens.access_token, { business_id: account.openId, publish_id: shareId });
   const videoBody = (videoUrl: string, postInfo: Record<string, unknown> = {}) => ({
     business_id: account.openId,
     video_url: videoUrl,
@@ -43,17 +51,26 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
     });
 
     it('refuses a business_id that is not the token owner', async () => {
-      const res = await official(sb.url, 'GET', '/open_api/v1.3/business/video/settings/', { token: account.tokens.access_token, query: { business_id: 'someone-else' } });
+      const res = await official(sb.url, 'GET', '/open_api/v1.3/business/video/settings/', {
+        token: account.tokens.access_token,
+        query: { business_id: 'someone-else' },
+      });
       expect(res.body.code).toBe(40001);
     });
 
     it('names a missing required field', async () => {
-      const res = await official(sb.url, 'POST', '/open_api/v1.3/business/video/publish/', { token: account.tokens.access_token, json: { business_id: account.openId, post_info: {} } });
+      const res = await official(sb.url, 'POST', '/open_api/v1.3/business/video/publish/', {
+        token: account.tokens.access_token,
+        json: { business_id: account.openId, post_info: {} },
+      });
       expect(res.body).toMatchObject({ code: 40002, message: 'video_url: Missing data for required field.', data: {} });
     });
 
     it('answers a path without its trailing slash with HTTP 404', async () => {
-      const res = await official(sb.url, 'GET', '/open_api/v1.3/business/video/settings', { token: account.tokens.access_token, query: { business_id: account.openId } });
+      const res = await official(sb.url, 'GET', '/open_api/v1.3/business/video/settings', {
+        token: account.tokens.access_token,
+        query: { business_id: account.openId },
+      });
       expect(res.status).toBe(404);
     });
 
@@ -67,7 +84,10 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
     });
 
     it('keeps the official message on the client side as 3001', async () => {
-      const err = await publishVideo(sb.upstream.vplat, account.tokens.access_token, { ...videoBody(`${media.url}/video.mp4`), post_info: { caption: 'x'.repeat(2201) } }).catch((e: unknown) => e);
+      const err = await publishVideo(sb.upstream.vplat, account.tokens.access_token, {
+        ...videoBody(`${media.url}/video.mp4`),
+        post_info: { caption: 'x'.repeat(2201) },
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UpstreamError);
       expect((err as UpstreamError).code).toBe(3001);
       expect((err as UpstreamError).failure).toMatchObject({ officialCode: 40002, failureClass: 'bad_request', retryable: false });
@@ -79,14 +99,23 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
     const redirectUri = 'https://app.example/callback';
 
     async function authorize(openId: string): Promise<string> {
-      const page = await fetch(`${sb.url}/v2/auth/authorize?client_key=${TEST_SANDBOX_SETTINGS.vplatAppId}&response_type=code&redirect_uri=${encodeURIComponent(redirectUri)}&state=s1`);
+      const page = await fetch(
+        `${sb.url}/v2/auth/authorize?client_key=${TEST_SANDBOX_SETTINGS.vplatAppId}&response_type=code&redirect_uri=${encodeURIComponent(redirectUri)}&state=s1`,
+      );
       expect(page.status).toBe(200);
       expect(await page.text()).toContain(`value="${openId}"`);
       const approve = await fetch(`${sb.url}/v2/auth/authorize`, {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_key: TEST_SANDBOX_SETTINGS.vplatAppId, redirect_uri: redirectUri, state: 's1', scope: 'video.publish,video.list', open_id: openId, decision: 'approve' }),
+        body: new URLSearchParams({
+          client_key: TEST_SANDBOX_SETTINGS.vplatAppId,
+          redirect_uri: redirectUri,
+          state: 's1',
+          scope: 'video.publish,video.list',
+          open_id: openId,
+          decision: 'approve',
+        }),
       });
       expect(approve.status).toBe(302);
       const location = new URL(approve.headers.get('location')!);
@@ -107,7 +136,9 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
         refresh_token_expires_in: 31_536_000,
         open_id: account.openId,
       });
-      expect(await getVideoSettings(sb.upstream.vplat, tokens.access_token, { business_id: account.openId })).toHaveProperty('max_video_post_duration_sec');
+      expect(await getVideoSettings(sb.upstream.vplat, tokens.access_token, { business_id: account.openId })).toHaveProperty(
+        'max_video_post_duration_sec',
+      );
       const again = await exchangeAuthCode(sb.upstream.vplat, { authCode: code, redirectUri }).catch((e: unknown) => e);
       expect((again as UpstreamError).failure.officialCode).toBe(40110);
     });
@@ -117,7 +148,13 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_key: TEST_SANDBOX_SETTINGS.vplatAppId, redirect_uri: redirectUri, state: 's2', open_id: account.openId, decision: 'deny' }),
+        body: new URLSearchParams({
+          client_key: TEST_SANDBOX_SETTINGS.vplatAppId,
+          redirect_uri: redirectUri,
+          state: 's2',
+          open_id: account.openId,
+          decision: 'deny',
+        }),
       });
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
     });
@@ -130,7 +167,9 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
       expect((reused as UpstreamError).failure).toMatchObject({ officialCode: 40107, failureClass: 'auth', retryable: false });
       expect(await getTokenInfo(sb.upstream.vplat, refreshed.access_token)).toMatchObject({ creator_id: other.openId });
       await revokeAccessToken(sb.upstream.vplat, refreshed.access_token);
-      const after = await getVideoSettings(sb.upstream.vplat, refreshed.access_token, { business_id: other.openId }).catch((e: unknown) => e);
+      const after = await getVideoSettings(sb.upstream.vplat, refreshed.access_token, { business_id: other.openId }).catch(
+        (e: unknown) => e,
+      );
       expect((after as UpstreamError).failure).toMatchObject({ officialCode: 40105, failureClass: 'auth' });
     });
   });
@@ -140,9 +179,15 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
       const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/video.mp4`));
       expect(share_id).toMatch(/^v_pub_url~v1\.\d{19}$/);
       expect(await status(share_id)).toEqual({ status: 'PROCESSING_DOWNLOAD' });
-      const complete = await eventually(() => status(share_id), (s) => s.status === 'PUBLISH_COMPLETE');
+      const complete = await eventually(
+        () => status(share_id),
+        (s) => s.status === 'PUBLISH_COMPLETE',
+      );
       expect(complete.post_ids).toBeUndefined();
-      const withPost = await eventually(() => status(share_id), (s) => (s.post_ids?.length ?? 0) > 0);
+      const withPost = await eventually(
+        () => status(share_id),
+        (s) => (s.post_ids?.length ?? 0) > 0,
+      );
       expect(withPost.post_ids![0]).toMatch(/^\d{19}$/);
       expect(media.requests).toContain('/video.mp4');
 
@@ -159,38 +204,73 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
       }
       const events = pushes.map((p) => JSON.parse(p.body) as { event: string; content: string });
       expect(events.map((e) => e.event)).toEqual(['post.publish.complete', 'post.publish.publicly_available']);
-      expect(JSON.parse(events[1]!.content)).toEqual({ publish_id: share_id, publish_type: 'DIRECT_PUBLISH', post_id: withPost.post_ids![0] });
+      expect(JSON.parse(events[1]!.content)).toEqual({
+        publish_id: share_id,
+        publish_type: 'DIRECT_PUBLISH',
+        post_id: withPost.post_ids![0],
+      });
     });
 
     it('fails with video_pull_failed when the URL cannot be fetched, like an expired link', async () => {
       const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/expired.mp4`));
-      expect(await eventually(() => status(share_id), (s) => s.status !== 'PROCESSING_DOWNLOAD')).toEqual({ status: 'FAILED', reason: 'video_pull_failed' });
+      expect(
+        await eventually(
+          () => status(share_id),
+          (s) => s.status !== 'PROCESSING_DOWNLOAD',
+        ),
+      ).toEqual({ status: 'FAILED', reason: 'video_pull_failed' });
     });
 
     it('fails with file_format_check_failed when the download is not a video', async () => {
       const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/text.txt`));
-      expect(await eventually(() => status(share_id), (s) => s.status !== 'PROCESSING_DOWNLOAD')).toEqual({ status: 'FAILED', reason: 'file_format_check_failed' });
+      expect(
+        await eventually(
+          () => status(share_id),
+          (s) => s.status !== 'PROCESSING_DOWNLOAD',
+        ),
+      ).toEqual({ status: 'FAILED', reason: 'file_format_check_failed' });
     });
 
     it('plays the outcome a test chose for the next publish', async () => {
-      await sb.control('POST', `/_sandbox/accounts/${account.openId}/next-publish`, { outcome: 'failed', reason: 'spam_risk_too_many_posts' });
+      await sb.control('POST', `/_sandbox/accounts/${account.openId}/next-publish`, {
+        outcome: 'failed',
+        reason: 'spam_risk_too_many_posts',
+      });
       const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/video.mp4`));
-      expect(await eventually(() => status(share_id), (s) => s.status !== 'PROCESSING_DOWNLOAD')).toEqual({ status: 'FAILED', reason: 'spam_risk_too_many_posts' });
+      expect(
+        await eventually(
+          () => status(share_id),
+          (s) => s.status !== 'PROCESSING_DOWNLOAD',
+        ),
+      ).toEqual({ status: 'FAILED', reason: 'spam_risk_too_many_posts' });
       const failed = await receiver.waitFor(1, (p) => p.body.includes(share_id));
       expect(JSON.parse(failed[0]!.body)).toMatchObject({ event: 'post.publish.failed', user_openid: account.openId });
     });
 
     it('delivers a draft to the inbox', async () => {
-      const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/video.mp4`, { upload_to_draft: true }));
-      expect(await eventually(() => status(share_id), (s) => s.status !== 'PROCESSING_DOWNLOAD')).toEqual({ status: 'SEND_TO_USER_INBOX' });
+      const { share_id } = await publishVideo(
+        sb.upstream.vplat,
+        account.tokens.access_token,
+        videoBody(`${media.url}/video.mp4`, { upload_to_draft: true }),
+      );
+      expect(
+        await eventually(
+          () => status(share_id),
+          (s) => s.status !== 'PROCESSING_DOWNLOAD',
+        ),
+      ).toEqual({ status: 'SEND_TO_USER_INBOX' });
     });
 
     it('keeps processing on its own clock, which a test can move', async () => {
       const slow = await startTestSandbox({ settings: { publishProcessingMs: 3_600_000 } });
       try {
         const acc = await slow.account('business');
-        const { share_id } = await publishVideo(slow.upstream.vplat, acc.tokens.access_token, { ...videoBody(`${media.url}/video.mp4`), business_id: acc.openId });
-        const read = () => getPublishStatus(slow.upstream.vplat, acc.tokens.access_token, { business_id: acc.openId, publish_id: share_id });
+        const { share_id } = await publishVideo(slow.upstream.vplat, acc.tokens.access_token, {
+          ...videoBody(`${media.url}/video.mp4`),
+          business_id: acc.openId,
+        });
+        const read = () =>
+          getPublishStatus(slow.upstream.vplat, acc.tokens.access_token, { business_id: acc.openId, publish_id: share_id });
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect((await read()).status).toBe('PROCESSING_DOWNLOAD');
         await slow.control('POST', '/_sandbox/clock', { advanceMs: 3_600_000 });
@@ -203,7 +283,10 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
     it('refuses the status of another account’s publish', async () => {
       const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/video.mp4`));
       const other = await sb.account('business');
-      const err = await getPublishStatus(sb.upstream.vplat, other.tokens.access_token, { business_id: other.openId, publish_id: share_id }).catch((e: unknown) => e);
+      const err = await getPublishStatus(sb.upstream.vplat, other.tokens.access_token, {
+        business_id: other.openId,
+        publish_id: share_id,
+      }).catch((e: unknown) => e);
       expect((err as UpstreamError).failure.officialCode).toBe(40007);
     });
   });
@@ -224,12 +307,25 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
         post_info: { privacy_level: 'SELF_ONLY', title: 'Two photos', is_brand_organic: false, is_branded_content: false },
       });
       expect(share_id).toMatch(/^p_pub_url~v1\.\d{19}$/);
-      expect((await eventually(() => status(share_id), (s) => s.status !== 'PROCESSING_DOWNLOAD')).status).toBe('PUBLISH_COMPLETE');
+      expect(
+        (
+          await eventually(
+            () => status(share_id),
+            (s) => s.status !== 'PROCESSING_DOWNLOAD',
+          )
+        ).status,
+      ).toBe('PUBLISH_COMPLETE');
     });
 
     it('refuses more than 35 photos and a privacy level the account does not offer', async () => {
-      const base = { business_id: account.openId, post_info: { privacy_level: 'SELF_ONLY' as const, is_brand_organic: false, is_branded_content: false } };
-      const tooMany = await publishPhoto(sb.upstream.vplat, account.tokens.access_token, { ...base, photo_images: Array(36).fill(`${media.url}/photo.jpg`) }).catch((e: unknown) => e);
+      const base = {
+        business_id: account.openId,
+        post_info: { privacy_level: 'SELF_ONLY' as const, is_brand_organic: false, is_branded_content: false },
+      };
+      const tooMany = await publishPhoto(sb.upstream.vplat, account.tokens.access_token, {
+        ...base,
+        photo_images: Array(36).fill(`${media.url}/photo.jpg`),
+      }).catch((e: unknown) => e);
       expect((tooMany as UpstreamError).message).toContain('photo_images');
       const privacy = await publishPhoto(sb.upstream.vplat, account.tokens.access_token, {
         ...base,
@@ -240,12 +336,22 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
     });
 
     it('suggests 10 hashtags with the exact match first, and searches locations', async () => {
-      const { suggestions } = await suggestHashtags(sb.upstream.vplat, account.tokens.access_token, { business_id: account.openId, keyword: 'coffee' });
+      const { suggestions } = await suggestHashtags(sb.upstream.vplat, account.tokens.access_token, {
+        business_id: account.openId,
+        keyword: 'coffee',
+      });
       expect(suggestions).toHaveLength(10);
       expect(suggestions[0]).toEqual({ name: 'coffee', view_count: expect.any(Number) });
-      const { locations } = await searchLocations(sb.upstream.vplat, account.tokens.access_token, { business_id: account.openId, search_query: 'paris' });
+      const { locations } = await searchLocations(sb.upstream.vplat, account.tokens.access_token, {
+        business_id: account.openId,
+        search_query: 'paris',
+      });
       expect(locations.length).toBeGreaterThan(0);
-      expect(locations[0]).toEqual({ location_name: expect.any(String), location_id: expect.any(String), location_address: expect.stringContaining('Paris') });
+      expect(locations[0]).toEqual({
+        location_name: expect.any(String),
+        location_id: expect.any(String),
+        location_address: expect.stringContaining('Paris'),
+      });
     });
   });
 });

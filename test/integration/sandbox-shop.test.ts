@@ -40,9 +40,21 @@ const PATHS = {
 function concat(...parts: Array<Buffer | string | number[]>): Buffer {
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.isBuffer(p) ? p : Buffer.from(p))));
 }
-const u32be = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
-const u32le = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
-const u16be = (n: number) => { const b = Buffer.alloc(2); b.writeUInt16BE(n); return b; };
+const u32be = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
+const u32le = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+};
+const u16be = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16BE(n);
+  return b;
+};
 const u24le = (n: number) => Buffer.from([n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff]);
 const filler = (n: number) => Buffer.alloc(n, 0x11);
 
@@ -60,12 +72,32 @@ const VIDEOS: Record<string, Buffer> = {
   MPEG: concat([0, 0, 1, 0xba, 0x44], filler(100)),
 };
 
-const png = (w: number, h: number) => concat([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], u32be(13), 'IHDR', u32be(w), u32be(h), [8, 6, 0, 0, 0], u32be(0), filler(20));
+const png = (w: number, h: number) =>
+  concat([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], u32be(13), 'IHDR', u32be(w), u32be(h), [8, 6, 0, 0, 0], u32be(0), filler(20));
 const jpeg = (w: number, h: number) =>
-  concat([0xff, 0xd8], [0xff, 0xe0], u16be(16), 'JFIF\0', [1, 1, 0, 0, 1, 0, 1, 0, 0], [0xff, 0xdb], u16be(4), [0, 0], [0xff, 0xc2], u16be(17), [8], u16be(h), u16be(w), [3], filler(9), [0xff, 0xd9]);
-const webp = (w: number, h: number) => concat('RIFF', u32le(30), 'WEBP', 'VP8X', u32le(10), [0, 0, 0, 0], u24le(w - 1), u24le(h - 1), filler(20));
+  concat(
+    [0xff, 0xd8],
+    [0xff, 0xe0],
+    u16be(16),
+    'JFIF\0',
+    [1, 1, 0, 0, 1, 0, 1, 0, 0],
+    [0xff, 0xdb],
+    u16be(4),
+    [0, 0],
+    [0xff, 0xc2],
+    u16be(17),
+    [8],
+    u16be(h),
+    u16be(w),
+    [3],
+    filler(9),
+    [0xff, 0xd9],
+  );
+const webp = (w: number, h: number) =>
+  concat('RIFF', u32le(30), 'WEBP', 'VP8X', u32le(10), [0, 0, 0, 0], u24le(w - 1), u24le(h - 1), filler(20));
 const bmp = (w: number, h: number) => concat('BM', u32le(70), u32le(0), u32le(54), u32le(40), u32le(w), u32le(-h >>> 0), filler(40));
-const heic = (w: number, h: number) => concat(u32be(24), 'ftyp', 'heic', u32be(0), 'mif1heic', u32be(20), 'ispe', u32be(0), u32be(w), u32be(h), filler(20));
+const heic = (w: number, h: number) =>
+  concat(u32be(24), 'ftyp', 'heic', u32be(0), 'mif1heic', u32be(20), 'ispe', u32be(0), u32be(w), u32be(h), filler(20));
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex').toUpperCase();
 
@@ -81,10 +113,20 @@ interface RawOptions {
   sign?: string;
 }
 
-async function shopCall(ts: TestSandbox, method: 'GET' | 'POST', path: string, token: string | null, opts: RawOptions = {}): Promise<{ status: number; body: Envelope }> {
+async function shopCall(
+  ts: TestSandbox,
+  method: 'GET' | 'POST',
+  path: string,
+  token: string | null,
+  opts: RawOptions = {},
+): Promise<{ status: number; body: Envelope }> {
   const settings = ts.upstream.shop.settings;
   const body = opts.json === undefined ? undefined : JSON.stringify(opts.json);
-  const query: Record<string, string> = { ...opts.query, app_key: settings.appKey, timestamp: String(opts.timestamp ?? Math.floor(Date.now() / 1000)) };
+  const query: Record<string, string> = {
+    ...opts.query,
+    app_key: settings.appKey,
+    timestamp: String(opts.timestamp ?? Math.floor(Date.now() / 1000)),
+  };
   query.sign = opts.sign ?? signShopRequest(settings.appSecret, path, query, body);
   const url = new URL(path, ts.url);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
@@ -128,7 +170,8 @@ describe('shop emulator: creator content API', () => {
     const a = await ts.account('shop');
     return { openId: a.openId, token: a.tokens.access_token };
   };
-  const upload = async (token = creator.token, bytes = VIDEOS.MP4!) => (await uploadVideoFile(shop(), token, { fileName: 'clip.mp4', contentType: 'video/mp4', bytes })).video_file.id;
+  const upload = async (token = creator.token, bytes = VIDEOS.MP4!) =>
+    (await uploadVideoFile(shop(), token, { fileName: 'clip.mp4', contentType: 'video/mp4', bytes })).video_file.id;
   const addable = () => products.find((p) => p.added_status !== 'REJECTED')!;
   const rejected = () => products.find((p) => p.added_status === 'REJECTED')!;
   const postBody = (fileId: string, extra: Partial<PostVideoBody['video_info']> = {}, productId = addable().id): PostVideoBody => ({
@@ -199,7 +242,13 @@ describe('shop emulator: creator content API', () => {
 
       expect(err.code).toBe(3001);
       expect(err.message).toBe('The access token is invalid.');
-      expect(err.failure).toMatchObject({ platform: 'shop', officialCode: 105001, failureClass: 'auth', retryable: false, httpStatus: 401 });
+      expect(err.failure).toMatchObject({
+        platform: 'shop',
+        officialCode: 105001,
+        failureClass: 'auth',
+        retryable: false,
+        httpStatus: 401,
+      });
     });
   });
 
@@ -230,10 +279,12 @@ describe('shop emulator: creator content API', () => {
       expect(small.video_file.md5).toBe(md5(VIDEOS.WEBM!));
 
       const chunk = Buffer.alloc(1024 * 1024);
-      const big = Readable.from((function* () {
-        yield VIDEOS.MP4!;
-        for (let i = 0; i < 100; i++) yield chunk;
-      })());
+      const big = Readable.from(
+        (function* () {
+          yield VIDEOS.MP4!;
+          for (let i = 0; i < 100; i++) yield chunk;
+        })(),
+      );
       const err = await upstreamFailure(uploadVideoFile(shop(), creator.token, { fileName: 'big.mp4', stream: big }, { totalMs: 30_000 }));
       expect(err.failure).toMatchObject({ officialCode: 36009004, failureClass: 'bad_request' });
       expect(err.message).toMatch(/exceeds the maximum video size of 100 MB/);
@@ -306,10 +357,14 @@ describe('shop emulator: creator content API', () => {
       expect(prices).toEqual([...prices].sort((a, b) => a - b));
 
       const mugs = await getShopProducts(shop(), creator.token, { page_size: 100, title_keyword: 'steel' });
-      expect(mugs.products.map((p) => p.title)).toEqual(expect.arrayContaining(['Insulated Steel Water Bottle', 'Stainless Steel Lunch Box']));
+      expect(mugs.products.map((p) => p.title)).toEqual(
+        expect.arrayContaining(['Insulated Steel Water Bottle', 'Stainless Steel Lunch Box']),
+      );
       expect(mugs.total_count).toBe(mugs.products.length);
 
-      const res = await shopCall(ts, 'GET', PATHS.products, creator.token, { query: { page_size: '3', sort_field: 'COLOUR', sort_order: 'SIDEWAYS' } });
+      const res = await shopCall(ts, 'GET', PATHS.products, creator.token, {
+        query: { page_size: '3', sort_field: 'COLOUR', sort_order: 'SIDEWAYS' },
+      });
       expect(res.body.code).toBe(0);
     });
 
@@ -326,7 +381,10 @@ describe('shop emulator: creator content API', () => {
 
     it('lists a product added through the control API for that creator only', async () => {
       const other = await newCreator();
-      const { product } = await ts.control<{ product: ShopProduct }>('POST', `/_sandbox/shop/${other.openId}/products`, { title: 'Sandbox Lava Lamp', price: 19.5 });
+      const { product } = await ts.control<{ product: ShopProduct }>('POST', `/_sandbox/shop/${other.openId}/products`, {
+        title: 'Sandbox Lava Lamp',
+        price: 19.5,
+      });
 
       const mine = await getShopProducts(shop(), other.token, { page_size: 100, title_keyword: 'lava' });
       expect(mine.products).toEqual([product]);
@@ -337,9 +395,16 @@ describe('shop emulator: creator content API', () => {
 
   describe('f. music search', () => {
     it('returns music in the official shape with a search_id', async () => {
-      const res = await shopCall(ts, 'GET', PATHS.music, creator.token, { query: { keyword: 'groove', page_size: '2', region: 'US', language: 'en-US' } });
+      const res = await shopCall(ts, 'GET', PATHS.music, creator.token, {
+        query: { keyword: 'groove', page_size: '2', region: 'US', language: 'en-US' },
+      });
 
-      expect(res.body.data).toEqual({ music: expect.any(Array), next_page_token: '2', has_more: true, search_id: expect.stringMatching(/^\d{14}[0-9A-F]{20}$/) });
+      expect(res.body.data).toEqual({
+        music: expect.any(Array),
+        next_page_token: '2',
+        has_more: true,
+        search_id: expect.stringMatching(/^\d{14}[0-9A-F]{20}$/),
+      });
       expect((res.body.data.music as unknown[])[0]).toEqual({
         id: expect.stringMatching(/^\d{19}$/),
         title: expect.stringMatching(/Groove/),
@@ -355,17 +420,31 @@ describe('shop emulator: creator content API', () => {
       expect(first.music).toHaveLength(3);
       expect(first.has_more).toBe(true);
 
-      const withoutId = await upstreamFailure(searchMusic(shop(), creator.token, { keyword: 'summer', page_size: '3', page_token: first.next_page_token }));
+      const withoutId = await upstreamFailure(
+        searchMusic(shop(), creator.token, { keyword: 'summer', page_size: '3', page_token: first.next_page_token }),
+      );
       expect(withoutId.failure).toMatchObject({ officialCode: 36009004, failureClass: 'bad_request' });
       expect(withoutId.message).toMatch(/search_id/);
-      const otherKeyword = await upstreamFailure(searchMusic(shop(), creator.token, { keyword: 'neon', search_id: first.search_id, page_token: first.next_page_token }));
+      const otherKeyword = await upstreamFailure(
+        searchMusic(shop(), creator.token, { keyword: 'neon', search_id: first.search_id, page_token: first.next_page_token }),
+      );
       expect(otherKeyword.message).toMatch(/search_id does not match/);
 
-      const second = await searchMusic(shop(), creator.token, { keyword: 'summer', page_size: '3', search_id: first.search_id, page_token: first.next_page_token });
+      const second = await searchMusic(shop(), creator.token, {
+        keyword: 'summer',
+        page_size: '3',
+        search_id: first.search_id,
+        page_token: first.next_page_token,
+      });
       expect(second.music.length).toBeLessThan(3);
       expect(second.has_more).toBe(true);
 
-      const third = await searchMusic(shop(), creator.token, { keyword: 'summer', page_size: '3', search_id: first.search_id, page_token: second.next_page_token });
+      const third = await searchMusic(shop(), creator.token, {
+        keyword: 'summer',
+        page_size: '3',
+        search_id: first.search_id,
+        page_token: second.next_page_token,
+      });
       expect(third.has_more).toBe(false);
       expect(third.next_page_token).not.toBe('');
       expect(third.music[0]!.id).toBe(second.music.at(-1)!.id);
@@ -376,13 +455,19 @@ describe('shop emulator: creator content API', () => {
 
     it('refuses a missing keyword and a malformed region with 36009004', async () => {
       expectErrorEnvelope((await shopCall(ts, 'GET', PATHS.music, creator.token, {})).body, 36009004, /keyword is required/);
-      expectErrorEnvelope((await shopCall(ts, 'GET', PATHS.music, creator.token, { query: { keyword: 'beat', region: 'USA' } })).body, 36009004, /region/);
+      expectErrorEnvelope(
+        (await shopCall(ts, 'GET', PATHS.music, creator.token, { query: { keyword: 'beat', region: 'USA' } })).body,
+        36009004,
+        /region/,
+      );
     });
 
-    it('refuses another creator\'s search_id', async () => {
+    it("refuses another creator's search_id", async () => {
       const first = await searchMusic(shop(), creator.token, { keyword: 'beat', page_size: '1' });
       const other = await newCreator();
-      const err = await upstreamFailure(searchMusic(shop(), other.token, { keyword: 'beat', search_id: first.search_id, page_token: first.next_page_token }));
+      const err = await upstreamFailure(
+        searchMusic(shop(), other.token, { keyword: 'beat', search_id: first.search_id, page_token: first.next_page_token }),
+      );
 
       expect(err.failure.officialCode).toBe(36009004);
     });
@@ -391,7 +476,10 @@ describe('shop emulator: creator content API', () => {
   describe('g/h. precheck', () => {
     it('reports PROCESSING, then SUCCESS on both checks, and does not consume the file id', async () => {
       const fileId = await upload();
-      const { precheck } = await submitPrecheck(shop(), creator.token, { video_info: { file_id: fileId }, product_link_info: { product_id: addable().id, title: 'Shop the coffee set' } });
+      const { precheck } = await submitPrecheck(shop(), creator.token, {
+        video_info: { file_id: fileId },
+        product_link_info: { product_id: addable().id, title: 'Shop the coffee set' },
+      });
       expect(precheck.task_id).toMatch(/^\d{19}$/);
 
       const pending = await getPrecheckResult(shop(), creator.token, precheck.task_id);
@@ -414,21 +502,33 @@ describe('shop emulator: creator content API', () => {
 
     it('fails the violation check when the anchor title contains "violation", with issues', async () => {
       const fileId = await upload();
-      const { precheck } = await submitPrecheck(shop(), creator.token, { video_info: { file_id: fileId }, product_link_info: { product_id: addable().id, title: 'No violation here' } });
+      const { precheck } = await submitPrecheck(shop(), creator.token, {
+        video_info: { file_id: fileId },
+        product_link_info: { product_id: addable().id, title: 'No violation here' },
+      });
       await advance(1_000);
       const { precheck_task } = await getPrecheckResult(shop(), creator.token, precheck.task_id);
 
-      expect(precheck_task.violation_check_result).toEqual({ status: 'FAIL', issues: [{ risk: expect.any(String), suggestions: expect.any(String) }] });
+      expect(precheck_task.violation_check_result).toEqual({
+        status: 'FAIL',
+        issues: [{ risk: expect.any(String), suggestions: expect.any(String) }],
+      });
       expect(precheck_task.good_quality_check_result.status).toBe('SUCCESS');
     });
 
     it('plays the verdict queued through the control API', async () => {
       await ts.control('POST', `/_sandbox/shop/${creator.openId}/next-precheck`, { quality: 'FAIL' });
-      const { precheck } = await submitPrecheck(shop(), creator.token, { video_info: { file_id: await upload() }, product_link_info: { product_id: addable().id, title: 'Fine title' } });
+      const { precheck } = await submitPrecheck(shop(), creator.token, {
+        video_info: { file_id: await upload() },
+        product_link_info: { product_id: addable().id, title: 'Fine title' },
+      });
       await advance(1_000);
       const { precheck_task } = await getPrecheckResult(shop(), creator.token, precheck.task_id);
 
-      expect(precheck_task.good_quality_check_result).toEqual({ status: 'FAIL', issues: [{ code: 'LOW_RESOLUTION', suggestions: expect.any(String) }] });
+      expect(precheck_task.good_quality_check_result).toEqual({
+        status: 'FAIL',
+        issues: [{ code: 'LOW_RESOLUTION', suggestions: expect.any(String) }],
+      });
       expect(precheck_task.violation_check_result.status).toBe('SUCCESS');
     });
 
@@ -437,31 +537,55 @@ describe('shop emulator: creator content API', () => {
       ['punctuation', 'Great deal!', 16011069, 'bad_request'],
       ['an emoji', 'Great deal 🔥', 16011069, 'bad_request'],
     ])('refuses an anchor title with %s', async (_case, title, code, failureClass) => {
-      const err = await upstreamFailure(submitPrecheck(shop(), creator.token, { video_info: { file_id: await upload() }, product_link_info: { product_id: addable().id, title } }));
+      const err = await upstreamFailure(
+        submitPrecheck(shop(), creator.token, {
+          video_info: { file_id: await upload() },
+          product_link_info: { product_id: addable().id, title },
+        }),
+      );
 
       expect(err.failure).toMatchObject({ officialCode: code, failureClass });
     });
 
     it('accepts an anchor title of exactly 30 characters', async () => {
-      const res = await submitPrecheck(shop(), creator.token, { video_info: { file_id: await upload() }, product_link_info: { product_id: addable().id, title: 'a'.repeat(30) } });
+      const res = await submitPrecheck(shop(), creator.token, {
+        video_info: { file_id: await upload() },
+        product_link_info: { product_id: addable().id, title: 'a'.repeat(30) },
+      });
 
       expect(res.precheck.task_id).toBeDefined();
     });
 
     it('refuses unknown and rejected products, and unknown or foreign file ids', async () => {
       const fileId = await upload();
-      const link = (productId: string, file = fileId) => ({ video_info: { file_id: file }, product_link_info: { product_id: productId, title: 'Anchor' } });
+      const link = (productId: string, file = fileId) => ({
+        video_info: { file_id: file },
+        product_link_info: { product_id: productId, title: 'Anchor' },
+      });
       const other = await newCreator();
       const foreign = await upload(other.token);
 
-      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link('1700000000000000000')))).failure).toMatchObject({ officialCode: 170001011, failureClass: 'not_found' });
-      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link(rejected().id)))).failure).toMatchObject({ officialCode: 170001012, failureClass: 'bad_request' });
-      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link(addable().id, '123')))).failure).toMatchObject({ officialCode: 170001040, failureClass: 'bad_request' });
-      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link(addable().id, foreign)))).failure.officialCode).toBe(170001040);
+      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link('1700000000000000000')))).failure).toMatchObject({
+        officialCode: 170001011,
+        failureClass: 'not_found',
+      });
+      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link(rejected().id)))).failure).toMatchObject({
+        officialCode: 170001012,
+        failureClass: 'bad_request',
+      });
+      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link(addable().id, '123')))).failure).toMatchObject({
+        officialCode: 170001040,
+        failureClass: 'bad_request',
+      });
+      expect((await upstreamFailure(submitPrecheck(shop(), creator.token, link(addable().id, foreign)))).failure.officialCode).toBe(
+        170001040,
+      );
     });
 
     it('refuses missing fields with 36009004 naming them, and an unknown task id', async () => {
-      const res = await shopCall(ts, 'POST', PATHS.precheck, creator.token, { json: { video_info: { file_id: '1' }, product_link_info: { product_id: '2' } } });
+      const res = await shopCall(ts, 'POST', PATHS.precheck, creator.token, {
+        json: { video_info: { file_id: '1' }, product_link_info: { product_id: '2' } },
+      });
       expectErrorEnvelope(res.body, 36009004, /product_link_info\.title is required/);
 
       const err = await upstreamFailure(getPrecheckResult(shop(), creator.token, '999'));
@@ -479,10 +603,16 @@ describe('shop emulator: creator content API', () => {
       const { music } = await searchMusic(shop(), me.token, { keyword: 'golden', page_size: 5 });
       const product = addable();
 
-      const posted = await postVideo(shop(), me.token, postBody(fileId, { cover_uri: photo_file.photo_uri, music_id: music[0]!.id, is_ai_generated: false }, product.id));
+      const posted = await postVideo(
+        shop(),
+        me.token,
+        postBody(fileId, { cover_uri: photo_file.photo_uri, music_id: music[0]!.id, is_ai_generated: false }, product.id),
+      );
       expect(posted).toEqual({ video: { id: expect.stringMatching(/^\d{19}$/) }, quota: '1/20 per day' });
 
-      expect(await getVideoStatus(shop(), me.token, posted.video.id)).toEqual({ video: { id: posted.video.id, post_status: 'PROCESSING' } });
+      expect(await getVideoStatus(shop(), me.token, posted.video.id)).toEqual({
+        video: { id: posted.video.id, post_status: 'PROCESSING' },
+      });
       await advance(1_000);
       const done = await getVideoStatus(shop(), me.token, posted.video.id);
       expect(done).toEqual({ video: { id: posted.video.id, post_status: 'SUCCESS', post_time: expect.any(Number) } });
@@ -499,7 +629,12 @@ describe('shop emulator: creator content API', () => {
       const again = await upstreamFailure(postVideo(shop(), creator.token, postBody(fileId)));
       expect(again.code).toBe(3001);
       expect(again.failure).toMatchObject({ officialCode: 170001040, failureClass: 'bad_request', retryable: false });
-      const precheck = await upstreamFailure(submitPrecheck(shop(), creator.token, { video_info: { file_id: fileId }, product_link_info: { product_id: addable().id, title: 'Anchor' } }));
+      const precheck = await upstreamFailure(
+        submitPrecheck(shop(), creator.token, {
+          video_info: { file_id: fileId },
+          product_link_info: { product_id: addable().id, title: 'Anchor' },
+        }),
+      );
       expect(precheck.failure.officialCode).toBe(170001040);
     });
 
@@ -520,11 +655,14 @@ describe('shop emulator: creator content API', () => {
       expect(await getVideoStatus(shop(), me.token, posted.video.id)).toEqual({ video: { id: posted.video.id, post_status: 'FAIL' } });
     });
 
-    it('answers 170001016 for another creator\'s video or an unknown one', async () => {
+    it("answers 170001016 for another creator's video or an unknown one", async () => {
       const posted = await postVideo(shop(), creator.token, postBody(await upload()));
       const other = await newCreator();
 
-      expect((await upstreamFailure(getVideoStatus(shop(), other.token, posted.video.id))).failure).toMatchObject({ officialCode: 170001016, failureClass: 'not_found' });
+      expect((await upstreamFailure(getVideoStatus(shop(), other.token, posted.video.id))).failure).toMatchObject({
+        officialCode: 170001016,
+        failureClass: 'not_found',
+      });
       expect((await upstreamFailure(getVideoStatus(shop(), creator.token, '7000000000000000000'))).failure.officialCode).toBe(170001016);
     });
 
@@ -534,7 +672,11 @@ describe('shop emulator: creator content API', () => {
       ['a cover_uri that was never uploaded', (f: string) => postBody(f, { cover_uri: 'tos-x/none' }), 36009004],
       ['an unknown music_id', (f: string) => postBody(f, { music_id: '1' }), 36009004],
       ['a caption over 4,000 UTF-16 units', (f: string) => postBody(f, { title: '😀'.repeat(2001) }), 36009004],
-      ['a long anchor title', (f: string) => ({ ...postBody(f), product_link_info: { product_id: addable().id, title: 'x'.repeat(31) } }), 16011007],
+      [
+        'a long anchor title',
+        (f: string) => ({ ...postBody(f), product_link_info: { product_id: addable().id, title: 'x'.repeat(31) } }),
+        16011007,
+      ],
     ])('refuses %s', async (_case, body, code) => {
       const err = await upstreamFailure(postVideo(shop(), creator.token, body(await upload())));
 
@@ -544,11 +686,16 @@ describe('shop emulator: creator content API', () => {
     it('takes cover_uri over cover_timestamp_ms when both are sent', async () => {
       const { photo_file } = await uploadPhotoFile(shop(), creator.token, { fileName: 'c.jpg', bytes: jpeg(720, 1280) });
 
-      expect((await postVideo(shop(), creator.token, postBody(await upload(), { cover_uri: photo_file.photo_uri, cover_timestamp_ms: -5 }))).video.id).toBeDefined();
+      expect(
+        (await postVideo(shop(), creator.token, postBody(await upload(), { cover_uri: photo_file.photo_uri, cover_timestamp_ms: -5 })))
+          .video.id,
+      ).toBeDefined();
     });
 
     it('refuses a body without video_info with 36009004 naming the field', async () => {
-      const res = await shopCall(ts, 'POST', PATHS.videos, creator.token, { json: { product_link_info: { product_id: addable().id, title: 'x' } } });
+      const res = await shopCall(ts, 'POST', PATHS.videos, creator.token, {
+        json: { product_link_info: { product_id: addable().id, title: 'x' } },
+      });
 
       expect(res.status).toBe(400);
       expectErrorEnvelope(res.body, 36009004, /video_info\.file_id is required/);
@@ -593,7 +740,10 @@ describe('shop emulator: daily precheck quota', () => {
     const shop = ts.upstream.shop;
     const fileId = (await uploadVideoFile(shop, tokens.access_token, { fileName: 'v.mp4', bytes: VIDEOS.MP4! })).video_file.id;
     const { products } = await getShopProducts(shop, tokens.access_token, { page_size: 100 });
-    const body = { video_info: { file_id: fileId }, product_link_info: { product_id: products.find((p) => p.added_status !== 'REJECTED')!.id, title: 'Anchor' } };
+    const body = {
+      video_info: { file_id: fileId },
+      product_link_info: { product_id: products.find((p) => p.added_status !== 'REJECTED')!.id, title: 'Anchor' },
+    };
 
     // A day boundary in the middle of the loop would split the count: start just after midnight UTC.
     const now = ts.sandbox.context.clock.now();
@@ -628,12 +778,19 @@ describe('shop emulator: creator OAuth', () => {
   }
 
   function tokenGet(query: Record<string, string>) {
-    return fetch(`${ts.url}/api/v2/token/get?${new URLSearchParams(query)}`).then(async (r) => ({ status: r.status, body: (await r.json()) as Envelope }));
+    return fetch(`${ts.url}/api/v2/token/get?${new URLSearchParams(query)}`).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as Envelope,
+    }));
   }
 
   it('shows a form listing the shop sandbox accounts, HTML escaped', async () => {
     await ts.account('shop', { username: 'tricky<b>' });
-    const url = authorizePageUrl(`${ts.url}/alliance/creator/auth`, { appKey: ts.upstream.shop.settings.appKey, state: 'a"b', redirectUri });
+    const url = authorizePageUrl(`${ts.url}/alliance/creator/auth`, {
+      appKey: ts.upstream.shop.settings.appKey,
+      state: 'a"b',
+      redirectUri,
+    });
     const res = await fetch(url);
     const html = await res.text();
 
@@ -650,7 +807,13 @@ describe('shop emulator: creator OAuth', () => {
     const bad = await fetch(`${ts.url}/alliance/creator/auth?app_key=nope&state=s&redirect_uri=${encodeURIComponent(redirectUri)}`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/Unknown app_key/);
-    expect((await fetch(`${ts.url}/alliance/creator/auth?app_key=${ts.upstream.shop.settings.appKey}&redirect_uri=${encodeURIComponent(redirectUri)}`)).status).toBe(400);
+    expect(
+      (
+        await fetch(
+          `${ts.url}/alliance/creator/auth?app_key=${ts.upstream.shop.settings.appKey}&redirect_uri=${encodeURIComponent(redirectUri)}`,
+        )
+      ).status,
+    ).toBe(400);
   });
 
   it('exchanges the code for tokens with absolute expiry times, once', async () => {

@@ -45,9 +45,15 @@ async function startProxy(target: string, decide: (route: string) => Promise<'an
       seen.push({ route, idempotencyKey });
       const action = await decide(route);
       const headers = Object.fromEntries(
-        ['authorization', 'content-type', 'accept', 'idempotency-key', 'user-agent'].flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [])),
+        ['authorization', 'content-type', 'accept', 'idempotency-key', 'user-agent'].flatMap((name) =>
+          typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [],
+        ),
       ) as Record<string, string>;
-      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
       const body = Buffer.from(await answer.arrayBuffer());
       if (action === 'lose-answer') {
         req.socket.destroy();
@@ -93,7 +99,12 @@ describe('the typed SDK against the service', () => {
 
   /** A client of the tenant, with every retry told to `retries`; backoff in milliseconds, not seconds. */
   function clientFor(tenant: Tenant, retries: RetryInfo[] = [], baseUrl = env.stack.baseUrl) {
-    return createVpsClient({ baseUrl, apiKey: tenant.apiKey, retry: { baseDelayMs: 20, maxDelayMs: 100 }, onRetry: (info) => retries.push(info) });
+    return createVpsClient({
+      baseUrl,
+      apiKey: tenant.apiKey,
+      retry: { baseDelayMs: 20, maxDelayMs: 100 },
+      onRetry: (info) => retries.push(info),
+    });
   }
   const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
     promise.then(
@@ -102,7 +113,8 @@ describe('the typed SDK against the service', () => {
       },
       (err: unknown) => err,
     );
-  const faultsLeft = async () => (await env.sb.control<{ faults: Array<{ remaining: number }> }>('GET', '/_sandbox/faults')).faults.map((f) => f.remaining);
+  const faultsLeft = async () =>
+    (await env.sb.control<{ faults: Array<{ remaining: number }> }>('GET', '/_sandbox/faults')).faults.map((f) => f.remaining);
 
   describe('with a bound video track seat', () => {
     let tenant: Tenant;
@@ -114,7 +126,7 @@ describe('the typed SDK against the service', () => {
       ({ account, seatId } = await bindSandboxSeat(env, tenant, 'business'));
     });
 
-    it('returns the envelope\'s data from typed calls', async () => {
+    it("returns the envelope's data from typed calls", async () => {
       const client = clientFor(tenant);
       const seats = await client.seats.list();
       expect(seats.items.map((s) => s.id)).toContain(seatId);
@@ -133,7 +145,12 @@ describe('the typed SDK against the service', () => {
     });
 
     it('retries a transient upstream failure and returns the answer that follows', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 2, platform: 'business', pathPrefix: VIDEO_SETTINGS });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 2,
+        platform: 'business',
+        pathPrefix: VIDEO_SETTINGS,
+      });
       const retries: RetryInfo[] = [];
       const settings = await clientFor(tenant, retries).insights.videoSettings({ query: { account: account.username } });
       expect(settings).toHaveProperty('privacyLevelOptions');
@@ -145,7 +162,12 @@ describe('the typed SDK against the service', () => {
     });
 
     it('retries a transient upstream failure at most 3 times, then throws it', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 10, platform: 'business', pathPrefix: VIDEO_SETTINGS });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 10,
+        platform: 'business',
+        pathPrefix: VIDEO_SETTINGS,
+      });
       const retries: RetryInfo[] = [];
       const err = await failureOf(clientFor(tenant, retries).insights.videoSettings({ query: { account: account.username } }));
       expect(err).toMatchObject({ code: 3001, httpStatus: 502, data: { retryable: true, officialCode: 50000 } });
@@ -156,16 +178,29 @@ describe('the typed SDK against the service', () => {
 
     it('retries 3002, the platform not answering in time', async () => {
       // Longer than the upstream client's 2 s budget; the next call is answered at once.
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', count: 1, hangMs: 2_500, platform: 'business', pathPrefix: VIDEO_SETTINGS });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'hang',
+        count: 1,
+        hangMs: 2_500,
+        platform: 'business',
+        pathPrefix: VIDEO_SETTINGS,
+      });
       const retries: RetryInfo[] = [];
       const settings = await clientFor(tenant, retries).insights.videoSettings({ query: { account: account.username } });
       expect(settings).toHaveProperty('privacyLevelOptions');
-      expect(retries.map((r) => [r.kind, (r.error as VpsApiError).code, (r.error as VpsApiError).httpStatus])).toEqual([['transient', 3002, 504]]);
+      expect(retries.map((r) => [r.kind, (r.error as VpsApiError).code, (r.error as VpsApiError).httpStatus])).toEqual([
+        ['transient', 3002, 504],
+      ]);
     });
 
     it('does not retry a 3001 the service marks not retryable (what a content violation is)', async () => {
       // The emulator's refusal that a retry cannot change: credentials it does not accept.
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'invalid_token', count: 2, platform: 'business', pathPrefix: VIDEO_SETTINGS });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'invalid_token',
+        count: 2,
+        platform: 'business',
+        pathPrefix: VIDEO_SETTINGS,
+      });
       const retries: RetryInfo[] = [];
       const err = await failureOf(clientFor(tenant, retries).insights.videoSettings({ query: { account: account.username } }));
       expect(err).toMatchObject({ code: 3001, httpStatus: 502, data: { retryable: false, officialCode: 40105 } });
@@ -197,9 +232,15 @@ describe('the typed SDK against the service', () => {
       const started = Date.now();
       const seats = await clientFor(tenant, retries).seats.list();
       expect(seats).toEqual({ items: [] });
-      expect(retries.map((r) => [r.kind, r.delayMs, (r.error as VpsApiError).code, (r.error as VpsApiError).httpStatus, (r.error as VpsApiError).retryAfterSeconds])).toEqual([
-        ['rateLimited', 1_000, 2002, 429, 1],
-      ]);
+      expect(
+        retries.map((r) => [
+          r.kind,
+          r.delayMs,
+          (r.error as VpsApiError).code,
+          (r.error as VpsApiError).httpStatus,
+          (r.error as VpsApiError).retryAfterSeconds,
+        ]),
+      ).toEqual([['rateLimited', 1_000, 2002, 429, 1]]);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     });
 
@@ -212,7 +253,9 @@ describe('the typed SDK against the service', () => {
       });
       proxies.push(proxy);
       const retries: RetryInfo[] = [];
-      const err = await failureOf(clientFor(tenant, retries, proxy.url).webhooks.create({ body: { url: 'https://example.com/hooks', eventTypes: ['*'] } }));
+      const err = await failureOf(
+        clientFor(tenant, retries, proxy.url).webhooks.create({ body: { url: 'https://example.com/hooks', eventTypes: ['*'] } }),
+      );
       expect(err).toMatchObject({ code: 2002, httpStatus: 429, retryAfterSeconds: 1 });
       expect(retries.map((r) => r.kind)).toEqual(['rateLimited', 'rateLimited', 'rateLimited']);
       expect(proxy.seen.map((s) => s.route)).toEqual(Array(4).fill('POST /v1/webhook-endpoints'));
@@ -232,25 +275,42 @@ describe('the typed SDK against the service', () => {
       ({ account: creator, seatId } = await bindSandboxSeat(env, tenant, 'shop'));
     });
 
-    const officialPosts = async () => (await env.sb.control<{ calls: Array<{ code: number }> }>('GET', `/_sandbox/calls?path=${encodeURIComponent(SHOP_POSTS)}&openId=${creator.openId}`)).calls;
+    const officialPosts = async () =>
+      (
+        await env.sb.control<{ calls: Array<{ code: number }> }>(
+          'GET',
+          `/_sandbox/calls?path=${encodeURIComponent(SHOP_POSTS)}&openId=${creator.openId}`,
+        )
+      ).calls;
 
     it('is retried after finding the earlier attempt in the publish records, and the shop gets one post', async () => {
       const direct = clientFor(tenant);
       // Distinct bytes, so the shop's records tell this upload apart from others.
       const bytes = Buffer.concat([mp4Bytes(4096), createHash('sha256').update(String(Math.random())).digest()]);
       const progress: number[] = [];
-      const upload = await direct.videos.upload({ fields: { seatId }, file: { bytes, name: 'clip.mp4', contentType: 'video/mp4' } }, { onProgress: (sent) => progress.push(sent) });
+      const upload = await direct.videos.upload(
+        { fields: { seatId }, file: { bytes, name: 'clip.mp4', contentType: 'video/mp4' } },
+        { onProgress: (sent) => progress.push(sent) },
+      );
       expect(upload.fileId).toEqual(expect.any(String));
       expect(progress.at(-1)).toBe(bytes.byteLength);
       const products = await direct.shop.products({ body: { accountId: creator.openId } });
       const product = products.items[0]!;
 
       let lost = 0;
-      const proxy = await startProxy(env.stack.baseUrl, async (route) => (route === 'POST /v1/publish/tts' && lost++ === 0 ? 'lose-answer' : 'answer'));
+      const proxy = await startProxy(env.stack.baseUrl, async (route) =>
+        route === 'POST /v1/publish/tts' && lost++ === 0 ? 'lose-answer' : 'answer',
+      );
       proxies.push(proxy);
       const retries: RetryInfo[] = [];
       const published = await clientFor(tenant, retries, proxy.url).publish.shop({
-        body: { fileId: upload.fileId!, accountId: creator.openId, productId: product.id, title: 'Look at this #deal', productTitle: 'Great deal' },
+        body: {
+          fileId: upload.fileId!,
+          accountId: creator.openId,
+          productId: product.id,
+          title: 'Look at this #deal',
+          productTitle: 'Great deal',
+        },
       });
 
       expect(retries.map((r) => [r.kind, r.error instanceof VpsNetworkError])).toEqual([['transient', true]]);
@@ -259,7 +319,11 @@ describe('the typed SDK against the service', () => {
       expect(records.items).toHaveLength(1);
       expect(published).toMatchObject({ id: records.items[0]!.id, track: 'shop', videoId: upload.id, earlierAttempt: true });
 
-      await eventually(() => direct.publish.records({ query: { fileId: upload.fileId! } }), (page) => page.items[0]?.status === 'publish_complete', 15_000);
+      await eventually(
+        () => direct.publish.records({ query: { fileId: upload.fileId! } }),
+        (page) => page.items[0]?.status === 'publish_complete',
+        15_000,
+      );
       expect(await officialPosts()).toEqual([expect.objectContaining({ code: 0 })]);
     });
   });

@@ -17,7 +17,11 @@ describe('search attributes of the workflows', () => {
   beforeAll(async () => {
     env = await startWorkingStack('search-attributes');
     media = await startMediaServer();
-    temporal = await connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
+    temporal = await connectTemporalClient({
+      address: requiredEnv('TEMPORAL_ADDRESS'),
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TLS: false,
+    });
   }, 120_000);
   afterAll(async () => {
     await temporal?.close();
@@ -28,10 +32,15 @@ describe('search attributes of the workflows', () => {
   it('tags a publish workflow with the customer, the seat and the record, and finds it by them', async () => {
     const tenant = await createTenant(env.stack);
     const { account } = await bindSandboxSeat(env, tenant, 'business');
-    const res = await call<{ id: string; seatId: string; workflowId: string }>(env.stack.baseUrl, 'POST', '/v1/vplat/v1.3/business/video/publish', {
-      key: tenant.apiKey,
-      json: { account: account.openId, videoUrl: `${media.url}/video.mp4`, caption: 'tagged' },
-    });
+    const res = await call<{ id: string; seatId: string; workflowId: string }>(
+      env.stack.baseUrl,
+      'POST',
+      '/v1/vplat/v1.3/business/video/publish',
+      {
+        key: tenant.apiKey,
+        json: { account: account.openId, videoUrl: `${media.url}/video.mp4`, caption: 'tagged' },
+      },
+    );
     expect(res.body.code).toBe(0);
     const record = res.body.data;
     const described = await temporal.client.workflow.getHandle(record.workflowId).describe();
@@ -42,7 +51,8 @@ describe('search attributes of the workflows', () => {
     const found = await eventually(
       async () => {
         const ids: string[] = [];
-        for await (const w of temporal.client.workflow.list({ query: `CustomerId="${tenant.customerId}" AND RecordId="${record.id}"` })) ids.push(w.workflowId);
+        for await (const w of temporal.client.workflow.list({ query: `CustomerId="${tenant.customerId}" AND RecordId="${record.id}"` }))
+          ids.push(w.workflowId);
         return ids;
       },
       (ids) => ids.length > 0,

@@ -23,7 +23,7 @@ describe('seats', () => {
   });
   afterAll(() => stack.close());
 
-  it('lists the caller\'s seats with their binding and track', async () => {
+  it("lists the caller's seats with their binding and track", async () => {
     const tenant = await createTenant(stack);
     const business = uniqueAccount('biz');
     const creator = uniqueAccount('creator');
@@ -34,8 +34,21 @@ describe('seats', () => {
     const res = await call<{ items: Record<string, unknown>[] }>(stack.baseUrl, 'GET', '/v1/seats', { key: tenant.apiKey });
     expect(res.body.code).toBe(0);
     expect(res.body.data.items).toEqual([
-      expect.objectContaining({ id: video.id, track: 'video', capabilityAccountId: business, bound: true, authorizationStatus: 'active', platform: 'vplat' }),
-      expect.objectContaining({ id: shop.id, track: 'shop', capabilityAccountId: creator, bound: true, accountUsername: `user_${creator}` }),
+      expect.objectContaining({
+        id: video.id,
+        track: 'video',
+        capabilityAccountId: business,
+        bound: true,
+        authorizationStatus: 'active',
+        platform: 'vplat',
+      }),
+      expect.objectContaining({
+        id: shop.id,
+        track: 'shop',
+        capabilityAccountId: creator,
+        bound: true,
+        accountUsername: `user_${creator}`,
+      }),
       expect.objectContaining({ id: spare!.id, capabilityAccountId: null, bound: false, boundAt: null, authorizationStatus: 'unbound' }),
     ]);
   });
@@ -61,9 +74,13 @@ describe('seats', () => {
     const tenant = await createTenant(stack, { seatQuota: 5 });
     const account = uniqueAccount('biz');
     const seats = await Promise.all(
-      [1, 2, 3].map(async (n) => (await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: `s${n}` })).seat!),
+      [1, 2, 3].map(
+        async (n) => (await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: `s${n}` })).seat!,
+      ),
     );
-    const outcomes = await Promise.allSettled(seats.map((s) => stack.admin.bindSeat({ seatId: s.id, accountId: account, credentials: { accessToken: 't' } })));
+    const outcomes = await Promise.allSettled(
+      seats.map((s) => stack.admin.bindSeat({ seatId: s.id, accountId: account, credentials: { accessToken: 't' } })),
+    );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) {
       expect(Number((o.reason as ConnectError).metadata.get('vps-code'))).toBe(1006);
@@ -74,8 +91,12 @@ describe('seats', () => {
     const tenant = await createTenant(stack);
     const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'contested' });
     const accounts = [1, 2, 3, 4].map(() => uniqueAccount('biz'));
-    const outcomes = await Promise.allSettled(accounts.map((accountId) => stack.admin.bindSeat({ seatId: seat!.id, accountId, credentials: { accessToken: 't' } })));
-    const winners = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<Stack['admin']['bindSeat']>>> => o.status === 'fulfilled');
+    const outcomes = await Promise.allSettled(
+      accounts.map((accountId) => stack.admin.bindSeat({ seatId: seat!.id, accountId, credentials: { accessToken: 't' } })),
+    );
+    const winners = outcomes.filter(
+      (o): o is PromiseFulfilledResult<Awaited<ReturnType<Stack['admin']['bindSeat']>>> => o.status === 'fulfilled',
+    );
     expect(winners).toHaveLength(1);
     for (const o of outcomes.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) {
       expect(Number((o.reason as ConnectError).metadata.get('vps-code'))).toBe(1008);
@@ -88,12 +109,14 @@ describe('seats', () => {
     const tenant = await createTenant(stack);
     const account = uniqueAccount('biz');
     const seat = await createBoundSeat(stack, tenant, Track.VIDEO, account);
-    expect(await codeOf(stack.admin.bindSeat({ seatId: seat.id, accountId: uniqueAccount('biz'), credentials: { accessToken: 't' } }))).toBe(1008);
+    expect(
+      await codeOf(stack.admin.bindSeat({ seatId: seat.id, accountId: uniqueAccount('biz'), credentials: { accessToken: 't' } })),
+    ).toBe(1008);
     const again = await stack.admin.bindSeat({ seatId: seat.id, accountId: account, credentials: { accessToken: 'renewed' } });
     expect(again.seat!.capabilityAccountId).toBe(account);
   });
 
-  it('refuses a seat beyond the customer\'s quota with 1004', async () => {
+  it("refuses a seat beyond the customer's quota with 1004", async () => {
     const tenant = await createTenant(stack, { seatQuota: 1 });
     await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'one' });
     expect(await codeOf(stack.admin.createSeat({ customerId: tenant.customerId, track: Track.SHOP, name: 'two' }))).toBe(1004);
@@ -116,9 +139,15 @@ describe('seats', () => {
     const tenant = await createTenant(stack);
     const account = uniqueAccount('biz');
     const seat = await createBoundSeat(stack, tenant, Track.VIDEO, account);
-    const [row] = await queryRows<{ credentials_sealed: string }>(stack.database.db, sql`select credentials_sealed from seats where id = ${seat.id}`);
+    const [row] = await queryRows<{ credentials_sealed: string }>(
+      stack.database.db,
+      sql`select credentials_sealed from seats where id = ${seat.id}`,
+    );
     expect(row!.credentials_sealed).not.toContain(`at-${account}`);
-    expect(JSON.parse(stack.sealedBox.open(row!.credentials_sealed, seat.id))).toMatchObject({ accessToken: `at-${account}`, refreshToken: `rt-${account}` });
+    expect(JSON.parse(stack.sealedBox.open(row!.credentials_sealed, seat.id))).toMatchObject({
+      accessToken: `at-${account}`,
+      refreshToken: `rt-${account}`,
+    });
     expect(() => stack.sealedBox.open(row!.credentials_sealed, 'seat_other')).toThrow();
   });
 
@@ -134,7 +163,7 @@ describe('seats', () => {
     expect(res.headers.get('vps-code')).toBe('1001');
   });
 
-  it('serves internal callers on core\'s Connect endpoint with a customer API key', async () => {
+  it("serves internal callers on core's Connect endpoint with a customer API key", async () => {
     const tenant = await createTenant(stack);
     const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
     const res = await fetch(`${stack.coreUrl}/vps.seat.v1.SeatService/ListSeats`, {

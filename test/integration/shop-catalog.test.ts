@@ -22,7 +22,6 @@ interface MusicPage {
   nextCursor: string | null;
 }
 
-
 describe('shop catalog', () => {
   let env: WorkingStack;
   let stack: Stack;
@@ -40,7 +39,8 @@ describe('shop catalog', () => {
     await env?.close();
   });
 
-  const products = (json: Record<string, unknown>) => call<ProductPage>(stack.baseUrl, 'POST', '/v1/products/query', { key: tenant.apiKey, json });
+  const products = (json: Record<string, unknown>) =>
+    call<ProductPage>(stack.baseUrl, 'POST', '/v1/products/query', { key: tenant.apiKey, json });
   const music = (json: Record<string, unknown>) => call<MusicPage>(stack.baseUrl, 'POST', '/v1/music/search', { key: tenant.apiKey, json });
 
   describe('POST /v1/products/query', () => {
@@ -48,14 +48,27 @@ describe('shop catalog', () => {
       const first = await products({ accountId: account.openId, keyword: 'Lamp' });
       expect(first.body.code).toBe(0);
       expect(first.body.data).toMatchObject({ cached: false, totalCount: 1, nextPageToken: null });
-      expect(first.body.data.items).toEqual([expect.objectContaining({ title: 'LED Desk Lamp with USB Port', priceAmount: expect.any(String), priceCurrency: 'USD', brandName: 'Brightnook' })]);
+      expect(first.body.data.items).toEqual([
+        expect.objectContaining({
+          title: 'LED Desk Lamp with USB Port',
+          priceAmount: expect.any(String),
+          priceCurrency: 'USD',
+          brandName: 'Brightnook',
+        }),
+      ]);
 
       await env.sb.control('POST', `/_sandbox/shop/${account.openId}/products`, { title: 'Reading Lamp Deluxe', price: '19.50' });
 
       const second = await products({ accountId: account.openId, keyword: 'Lamp' });
       expect(second.body.data).toEqual({ ...first.body.data, cached: true });
       // Spelling the shop's defaults out is the same query.
-      const spelled = await products({ accountId: account.openId, keyword: 'Lamp', sortField: 'PRODUCT_ID', sortOrder: 'DESC', pageSize: 20 });
+      const spelled = await products({
+        accountId: account.openId,
+        keyword: 'Lamp',
+        sortField: 'PRODUCT_ID',
+        sortOrder: 'DESC',
+        pageSize: 20,
+      });
       expect(spelled.body.data.cached).toBe(true);
 
       const fresh = await products({ accountId: account.openId, keyword: 'Lamp', fresh: true });
@@ -77,13 +90,24 @@ describe('shop catalog', () => {
       const prices = all.body.data.items.map((p) => Number(p.priceAmount));
       expect(prices).toEqual([...prices].sort((a, b) => a - b));
       expect(all.body.data.nextPageToken).toEqual(expect.any(String));
-      const next = await products({ accountId: account.openId, pageSize: 10, sortField: 'PRICE', sortOrder: 'ASC', pageToken: all.body.data.nextPageToken });
+      const next = await products({
+        accountId: account.openId,
+        pageSize: 10,
+        sortField: 'PRICE',
+        sortOrder: 'ASC',
+        pageToken: all.body.data.nextPageToken,
+      });
       expect(next.body.data.cached).toBe(false);
       expect(next.body.data.items.map((p) => p.id)).not.toContain(all.body.data.items[0]!.id);
     });
 
     it('passes a shop failure on as 3001 and caches nothing for it', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 1, platform: 'shop', pathPrefix: '/affiliate_creator/202509/shop_products' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 1,
+        platform: 'shop',
+        pathPrefix: '/affiliate_creator/202509/shop_products',
+      });
       const failed = await products({ accountId: account.openId, keyword: 'Skillet' });
       expect(failed.body.code).toBe(3001);
       const next = await products({ accountId: account.openId, keyword: 'Skillet' });
@@ -128,7 +152,12 @@ describe('shop catalog', () => {
       for (let guard = 0; guard < 100; guard++) {
         for (const m of page.music) if (!ids.includes(m.id)) ids.push(m.id);
         if (!page.has_more) return ids;
-        page = await searchMusic(env.sb.upstream.shop, account.tokens.access_token, { keyword, search_id: page.search_id, page_token: page.next_page_token, page_size: 7 });
+        page = await searchMusic(env.sb.upstream.shop, account.tokens.access_token, {
+          keyword,
+          search_id: page.search_id,
+          page_token: page.next_page_token,
+          page_size: 7,
+        });
       }
       throw new Error('the official search did not end');
     }
@@ -151,24 +180,39 @@ describe('shop catalog', () => {
       ['a', 1],
       ['e', 50],
       ['Mira', 4],
-    ])('pages %j by %d: full pages of unique tracks, the union equal to the official result', async (keyword, pageSize) => {
-      const expected = await officialResult(keyword);
-      expect(expected.length).toBeGreaterThan(pageSize === 50 ? 0 : pageSize);
-      const pages = await allPages(keyword, pageSize);
-      const ids = pages.flatMap((p) => p.items.map((m) => m.id));
-      expect(new Set(ids).size).toBe(ids.length);
-      expect([...ids].sort()).toEqual([...expected].sort());
-      // Every page but the last is exactly full; the last is not empty and ends the paging.
-      for (const page of pages.slice(0, -1)) expect(page.items).toHaveLength(pageSize);
-      const last = pages[pages.length - 1]!;
-      expect(last.items.length).toBeGreaterThan(0);
-      expect(last.items.length).toBeLessThanOrEqual(pageSize);
-      expect(last.nextCursor).toBeNull();
-      expect(pages[0]!.items[0]).toMatchObject({ id: expect.any(String), title: expect.any(String), author: expect.any(String), duration: expect.any(String), coverThumbUrlList: [expect.any(String)] });
-    }, 60_000);
+    ])(
+      'pages %j by %d: full pages of unique tracks, the union equal to the official result',
+      async (keyword, pageSize) => {
+        const expected = await officialResult(keyword);
+        expect(expected.length).toBeGreaterThan(pageSize === 50 ? 0 : pageSize);
+        const pages = await allPages(keyword, pageSize);
+        const ids = pages.flatMap((p) => p.items.map((m) => m.id));
+        expect(new Set(ids).size).toBe(ids.length);
+        expect([...ids].sort()).toEqual([...expected].sort());
+        // Every page but the last is exactly full; the last is not empty and ends the paging.
+        for (const page of pages.slice(0, -1)) expect(page.items).toHaveLength(pageSize);
+        const last = pages[pages.length - 1]!;
+        expect(last.items.length).toBeGreaterThan(0);
+        expect(last.items.length).toBeLessThanOrEqual(pageSize);
+        expect(last.nextCursor).toBeNull();
+        expect(pages[0]!.items[0]).toMatchObject({
+          id: expect.any(String),
+          title: expect.any(String),
+          author: expect.any(String),
+          duration: expect.any(String),
+          coverThumbUrlList: [expect.any(String)],
+        });
+      },
+      60_000,
+    );
 
     it('passes a shop failure on as 3001', async () => {
-      await env.sb.control('POST', '/_sandbox/faults', { kind: 'server_error', count: 1, platform: 'shop', pathPrefix: '/affiliate_creator/202602/music/search' });
+      await env.sb.control('POST', '/_sandbox/faults', {
+        kind: 'server_error',
+        count: 1,
+        platform: 'shop',
+        pathPrefix: '/affiliate_creator/202602/music/search',
+      });
       const res = await music({ accountId: account.openId, keyword: 'a' });
       expect(res.body.code).toBe(3001);
     });
@@ -201,7 +245,13 @@ describe('shop catalog', () => {
 
     it('refuses an unbound account with 1007 and bad fields with 2001', async () => {
       expect((await music({ accountId: 'creator-nobody', keyword: 'a' })).body.code).toBe(1007);
-      for (const json of [{ accountId: account.openId }, { accountId: account.openId, keyword: '' }, { accountId: account.openId, keyword: 'a', pageSize: 51 }, { accountId: account.openId, keyword: 'a', region: 'USA' }, { accountId: account.openId, keyword: 'a', extra: 1 }]) {
+      for (const json of [
+        { accountId: account.openId },
+        { accountId: account.openId, keyword: '' },
+        { accountId: account.openId, keyword: 'a', pageSize: 51 },
+        { accountId: account.openId, keyword: 'a', region: 'USA' },
+        { accountId: account.openId, keyword: 'a', extra: 1 },
+      ]) {
         const res = await music(json);
         expect(res.body.code).toBe(2001);
       }
@@ -230,13 +280,25 @@ describe('shop catalog', () => {
       [16, 9],
     ])('accepts a %d:%d image at the boundary and answers the photo URI the shop issued', async (w, h) => {
       const bytes = png(w * 20, h * 20);
-      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'cover.png', bytes }]]);
+      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes }],
+      ]);
       expect(res.body.code).toBe(0);
-      expect(res.body.data).toEqual({ photoUri: expect.stringMatching(/^tos-/), format: 'PNG', width: w * 20, height: h * 20, sizeBytes: bytes.length });
+      expect(res.body.data).toEqual({
+        photoUri: expect.stringMatching(/^tos-/),
+        format: 'PNG',
+        width: w * 20,
+        height: h * 20,
+        sizeBytes: bytes.length,
+      });
     });
 
     it('recognises the format from the bytes, not the name or type', async () => {
-      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'cover.png', bytes: jpeg(1080, 1350), type: 'image/png' }]]);
+      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes: jpeg(1080, 1350), type: 'image/png' }],
+      ]);
       expect(res.body.code).toBe(0);
       expect(res.body.data).toMatchObject({ format: 'JPEG', width: 1080, height: 1350 });
     });
@@ -245,24 +307,36 @@ describe('shop catalog', () => {
       [9, 17, /^file: has an aspect ratio of 9:17 \(180x340\), outside the allowed 9:16 to 16:9/],
       [17, 9, /^file: has an aspect ratio of 17:9 \(340x180\), outside the allowed 9:16 to 16:9/],
     ])('refuses a %d:%d image with 2001 naming the ratio and the range', async (w, h, message) => {
-      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'cover.png', bytes: png(w * 20, h * 20) }]]);
+      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes: png(w * 20, h * 20) }],
+      ]);
       expect(res.body.code).toBe(2001);
       expect(res.body.message).toMatch(message);
     });
 
     it('refuses a file over 10 MB with 2001 naming the limit', async () => {
       const bytes = png(900, 1600, 10 * 1024 * 1024 + 4096);
-      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'big.png', bytes }]]);
+      const res = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'big.png', bytes }],
+      ]);
       expect(res.body.code).toBe(2001);
       expect(res.body.message).toBe('file: larger than the limit of 10485760 bytes (10 MB)');
       // Exactly at the limit is fine.
-      const atLimit = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'limit.png', bytes: png(900, 1600, 10 * 1024 * 1024) }]]);
+      const atLimit = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'limit.png', bytes: png(900, 1600, 10 * 1024 * 1024) }],
+      ]);
       expect(atLimit.body.code).toBe(0);
       expect(atLimit.body.data.sizeBytes).toBe(10 * 1024 * 1024);
     });
 
     it('refuses what is not an image, or a missing part, with 2001', async () => {
-      const text = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'cover.png', bytes: Buffer.from('just some text, not an image at all') }]]);
+      const text = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes: Buffer.from('just some text, not an image at all') }],
+      ]);
       expect(text.body.code).toBe(2001);
       expect(text.body.message).toMatch(/^file: is not a supported image/);
       const noFile = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId]]);
@@ -276,7 +350,10 @@ describe('shop catalog', () => {
     });
 
     it('answers a repeat with the same Idempotency-Key with the first photo URI, uploading once', async () => {
-      const parts: Parameters<typeof postPhoto>[2] = [['accountId', account.openId], ['file', { fileName: 'cover.png', bytes: png(108, 192) }]];
+      const parts: Parameters<typeof postPhoto>[2] = [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes: png(108, 192) }],
+      ];
       const headers = { 'idempotency-key': `photo-${randomBytes(6).toString('hex')}` };
       const first = await postPhoto(stack.baseUrl, tenant.apiKey, parts, headers);
       const again = await postPhoto(stack.baseUrl, tenant.apiKey, parts, headers);
@@ -286,9 +363,16 @@ describe('shop catalog', () => {
     });
 
     it('refuses a malformed or unexpected form with 2001, never 5000', async () => {
-      const unknown = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['caption', 'hi'], ['file', { fileName: 'c.png', bytes: png(90, 160) }]]);
+      const unknown = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['caption', 'hi'],
+        ['file', { fileName: 'c.png', bytes: png(90, 160) }],
+      ]);
       expect(unknown.body).toMatchObject({ code: 2001, message: expect.stringMatching(/^caption: is not a known field/) });
-      const wrongPart = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['image', { fileName: 'c.png', bytes: png(90, 160) }]]);
+      const wrongPart = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', account.openId],
+        ['image', { fileName: 'c.png', bytes: png(90, 160) }],
+      ]);
       expect(wrongPart.body).toMatchObject({ code: 2001, message: expect.stringMatching(/^image: /) });
       const broken = await call(stack.baseUrl, 'POST', '/v1/photos', {
         key: tenant.apiKey,
@@ -296,16 +380,26 @@ describe('shop catalog', () => {
         body: '--xyz\r\nContent-Disposition: form-data; name="accountId"\r\n\r\nabc',
       });
       expect(broken.body.code).toBe(2001);
-      const noBoundary = await call(stack.baseUrl, 'POST', '/v1/photos', { key: tenant.apiKey, headers: { 'content-type': 'multipart/form-data' }, body: 'x' });
+      const noBoundary = await call(stack.baseUrl, 'POST', '/v1/photos', {
+        key: tenant.apiKey,
+        headers: { 'content-type': 'multipart/form-data' },
+        body: 'x',
+      });
       expect(noBoundary.body.code).toBe(2001);
     });
 
     it('checks the account before the file (1007), and the caller before anything (1001)', async () => {
-      const unbound = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', 'creator-nobody'], ['file', { fileName: 'x.txt', bytes: Buffer.from('not an image') }]]);
+      const unbound = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['accountId', 'creator-nobody'],
+        ['file', { fileName: 'x.txt', bytes: Buffer.from('not an image') }],
+      ]);
       expect(unbound.body.code).toBe(1007);
       const anonymous = await postPhoto(stack.baseUrl, undefined, [['file', { fileName: 'x.txt', bytes: Buffer.from('not an image') }]]);
       expect(anonymous.body.code).toBe(1001);
-      const anonymousValid = await postPhoto(stack.baseUrl, undefined, [['accountId', account.openId], ['file', { fileName: 'cover.png', bytes: png(90, 160) }]]);
+      const anonymousValid = await postPhoto(stack.baseUrl, undefined, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes: png(90, 160) }],
+      ]);
       expect(anonymousValid.body.code).toBe(1001);
     });
   });
@@ -327,9 +421,15 @@ describe('shop catalog with core over Connect HTTP', () => {
 
   it('carries a photo of exactly 10 MB to core and back, and refuses one byte more', async () => {
     const limit = 10 * 1024 * 1024;
-    const ok = await postPhoto(env.stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'limit.png', bytes: png(900, 1600, limit) }]]);
+    const ok = await postPhoto(env.stack.baseUrl, tenant.apiKey, [
+      ['accountId', account.openId],
+      ['file', { fileName: 'limit.png', bytes: png(900, 1600, limit) }],
+    ]);
     expect(ok.body.data).toMatchObject({ format: 'PNG', sizeBytes: limit });
-    const over = await postPhoto(env.stack.baseUrl, tenant.apiKey, [['accountId', account.openId], ['file', { fileName: 'over.png', bytes: png(900, 1600, limit + 1) }]]);
+    const over = await postPhoto(env.stack.baseUrl, tenant.apiKey, [
+      ['accountId', account.openId],
+      ['file', { fileName: 'over.png', bytes: png(900, 1600, limit + 1) }],
+    ]);
     expect(over.body.code).toBe(2001);
   });
 });

@@ -30,7 +30,10 @@ describe('shop track, in the order of flow', () => {
   const api = <T>(method: string, path: string, json?: unknown) => call<T>(stack.baseUrl, method, path, { key: tenant.apiKey, json });
 
   it('queries products, uploads, adds a cover and music, pre-checks, posts and follows the post to publish_complete', async () => {
-    const products = await api<{ items: Array<{ id: string; title: string; addedStatus: string }> }>('POST', '/v1/products/query', { accountId: creator.openId, pageSize: 10 });
+    const products = await api<{ items: Array<{ id: string; title: string; addedStatus: string }> }>('POST', '/v1/products/query', {
+      accountId: creator.openId,
+      pageSize: 10,
+    });
     expect(products.body.code).toBe(0);
     const product = products.body.data.items.find((p) => p.addedStatus !== 'REJECTED')!;
 
@@ -40,10 +43,17 @@ describe('shop track, in the order of flow', () => {
     ]);
     expect(upload.body.data).toMatchObject({ status: 'available', fileId: expect.any(String) });
 
-    const cover = await postPhoto(stack.baseUrl, tenant.apiKey, [['accountId', creator.openId], ['file', { fileName: 'cover.png', bytes: png(90, 160) }]]);
+    const cover = await postPhoto(stack.baseUrl, tenant.apiKey, [
+      ['accountId', creator.openId],
+      ['file', { fileName: 'cover.png', bytes: png(90, 160) }],
+    ]);
     expect(cover.body.code).toBe(0);
 
-    const music = await api<{ items: Array<{ id: string }> }>('POST', '/v1/music/search', { accountId: creator.openId, keyword: 'a', pageSize: 5 });
+    const music = await api<{ items: Array<{ id: string }> }>('POST', '/v1/music/search', {
+      accountId: creator.openId,
+      keyword: 'a',
+      pageSize: 5,
+    });
     const musicId = music.body.data.items[0]!.id;
 
     const precheck = await api<{ taskId: string; status: string }>('POST', '/v1/publish/tts/precheck', {

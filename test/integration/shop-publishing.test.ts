@@ -55,17 +55,36 @@ describe('shop track publishing', () => {
     const res = await uploadMultipart<{ id: string; fileId: string }>(stack.baseUrl, t.apiKey, [
       { name: 'seatId', value: seat },
       // Distinct bytes, so the shop's records tell the uploads apart.
-      { name: 'file', value: { fileName: 'clip.mp4', bytes: Buffer.concat([mp4Bytes(4096), Buffer.from(createHash('sha256').update(String(Math.random())).digest())]) } },
+      {
+        name: 'file',
+        value: {
+          fileName: 'clip.mp4',
+          bytes: Buffer.concat([mp4Bytes(4096), Buffer.from(createHash('sha256').update(String(Math.random())).digest())]),
+        },
+      },
     ]);
     expect(res.body.code).toBe(0);
     return { fileId: res.body.data.fileId, videoId: res.body.data.id };
   }
-  const publish = (body: object, t = tenant) => call<RecordJson>(stack.baseUrl, 'POST', '/v1/publish/tts', { key: t.apiKey, json: { accountId: creator.openId, productId: product.id, title: 'Look at this #deal', productTitle: 'Great deal', ...body } });
+  const publish = (body: object, t = tenant) =>
+    call<RecordJson>(stack.baseUrl, 'POST', '/v1/publish/tts', {
+      key: t.apiKey,
+      json: { accountId: creator.openId, productId: product.id, title: 'Look at this #deal', productTitle: 'Great deal', ...body },
+    });
   const recordOf = (id: string, t = tenant) =>
-    call<{ items: RecordJson[] }>(stack.baseUrl, 'GET', '/v1/publish/records?limit=100', { key: t.apiKey }).then((r) => r.body.data.items.find((i) => i.id === id)!);
-  const until = (id: string, done: (r: RecordJson) => boolean) => eventually(() => recordOf(id), (r) => r !== undefined && done(r), 15_000);
+    call<{ items: RecordJson[] }>(stack.baseUrl, 'GET', '/v1/publish/records?limit=100', { key: t.apiKey }).then((r) =>
+      r.body.data.items.find((i) => i.id === id)!,
+    );
+  const until = (id: string, done: (r: RecordJson) => boolean) =>
+    eventually(
+      () => recordOf(id),
+      (r) => r !== undefined && done(r),
+      15_000,
+    );
   const acceptedPosts = async (openId = creator.openId) =>
-    (await env.sb.control<{ calls: Array<{ code: number }> }>('GET', `/_sandbox/calls?path=${encodeURIComponent(POSTS)}&openId=${openId}`)).calls.filter((c) => c.code === 0).length;
+    (
+      await env.sb.control<{ calls: Array<{ code: number }> }>('GET', `/_sandbox/calls?path=${encodeURIComponent(POSTS)}&openId=${openId}`)
+    ).calls.filter((c) => c.code === 0).length;
 
   it('posts a library file id with its product, answers with the official video id to poll with, and follows it to publish_complete', async () => {
     const before = await acceptedPosts();
@@ -73,10 +92,18 @@ describe('shop track publishing', () => {
     const res = await publish({ fileId: file.fileId });
     expect(res.status).toBe(200);
     // The spec's polling rule: the videoId of the publish response is the official video id.
-    expect(res.body.data).toMatchObject({ track: 'shop', libraryVideoId: file.videoId, earlierAttempt: false, unconfirmed: false, failReason: null });
+    expect(res.body.data).toMatchObject({
+      track: 'shop',
+      libraryVideoId: file.videoId,
+      earlierAttempt: false,
+      unconfirmed: false,
+      failReason: null,
+    });
     expect(res.body.data.shareId).toMatch(/^\d+$/);
     expect(res.body.data.videoId).toBe(res.body.data.shareId);
-    const polled = await call<RecordJson>(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${res.body.data.videoId}`, { key: tenant.apiKey });
+    const polled = await call<RecordJson>(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${res.body.data.videoId}`, {
+      key: tenant.apiKey,
+    });
     expect(polled.body).toMatchObject({ code: 0, data: { id: res.body.data.id, matchedRecord: true } });
     const done = await until(res.body.data.id, (r) => r.status === 'publish_complete');
     // The record keeps the spec's meaning: videoId is the library id, shareId the official one.
@@ -86,11 +113,21 @@ describe('shop track publishing', () => {
     const libraryId = await call(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${file.videoId}`, { key: tenant.apiKey });
     expect(libraryId.body).toMatchObject({ code: 1005 });
     expect(await acceptedPosts()).toBe(before + 1);
-    const events = await call<{ items: Array<{ data: { record_id: string; track: string; status: string } }> }>(stack.baseUrl, 'GET', '/v1/events?types=vplat.publish.status_changed&limit=100', { key: tenant.apiKey });
-    expect(events.body.data.items.filter((e) => e.data.record_id === done.id).map((e) => [e.data.track, e.data.status]).pop()).toEqual(['shop', 'publish_complete']);
+    const events = await call<{ items: Array<{ data: { record_id: string; track: string; status: string } }> }>(
+      stack.baseUrl,
+      'GET',
+      '/v1/events?types=vplat.publish.status_changed&limit=100',
+      { key: tenant.apiKey },
+    );
+    expect(
+      events.body.data.items
+        .filter((e) => e.data.record_id === done.id)
+        .map((e) => [e.data.track, e.data.status])
+        .pop(),
+    ).toEqual(['shop', 'publish_complete']);
   });
 
-  it('takes the anchor text from the product\'s own title when the post names none', async () => {
+  it("takes the anchor text from the product's own title when the post names none", async () => {
     const file = await fileId();
     const res = await publish({ fileId: file.fileId, productTitle: undefined });
     expect(res.body.code).toBe(0);
@@ -136,7 +173,10 @@ describe('shop track publishing', () => {
       { key: tenant.apiKey },
     );
     expect(events.body.data.items.filter((e) => e.data.record_id === done.id)).toEqual([
-      expect.objectContaining({ type: 'vplat.publish.unconfirmed', data: expect.objectContaining({ status: 'submitted', unconfirmed: true }) }),
+      expect.objectContaining({
+        type: 'vplat.publish.unconfirmed',
+        data: expect.objectContaining({ status: 'submitted', unconfirmed: true }),
+      }),
     ]);
     await eventually(acceptedPosts, (n) => n === before + 1, 10_000);
     const retry = await publish({ fileId: file.fileId });
@@ -169,13 +209,22 @@ describe('shop track publishing', () => {
         json: { accountId: creator.openId, productId: product.id, title: 'worker killed', productTitle: 'Great deal', fileId: file.fileId },
       });
       // The fault is taken when the post arrives: the worker has sent it and waits for the answer.
-      await eventually(async () => (await env.sb.control<{ faults: unknown[] }>('GET', '/_sandbox/faults')).faults.length, (n) => n === 0, 20_000);
+      await eventually(
+        async () => (await env.sb.control<{ faults: unknown[] }>('GET', '/_sandbox/faults')).faults.length,
+        (n) => n === 0,
+        20_000,
+      );
       await child.stop('SIGKILL');
       const accepted = await res;
       await eventually(acceptedPosts, (n) => n === before + 1, 10_000);
       env.worker = await startStackWorker(stack, env.taskQueue, env.sb.upstream);
       // The submit is retried once its time is up; it finds the claim and never posts again.
-      const done = await eventually(() => recordOf(accepted.body.data.id), (r) => r?.unconfirmed === true, 30_000, 200);
+      const done = await eventually(
+        () => recordOf(accepted.body.data.id),
+        (r) => r?.unconfirmed === true,
+        30_000,
+        200,
+      );
       expect(done).toMatchObject({ shareId: null, status: 'submitted' });
       expect(await acceptedPosts()).toBe(before + 1);
     } finally {
@@ -214,7 +263,10 @@ describe('shop track publishing', () => {
       expect(unknown.body.code).toBe(1005);
       const { seatId: otherSeat } = await bindSandboxSeat(env, tenant, 'shop');
       const otherFile = await fileId(otherSeat);
-      expect((await publish({ fileId: otherFile.fileId })).body).toMatchObject({ code: 1005, message: expect.stringContaining('another seat') });
+      expect((await publish({ fileId: otherFile.fileId })).body).toMatchObject({
+        code: 1005,
+        message: expect.stringContaining('another seat'),
+      });
       const deleted = await fileId();
       await call(stack.baseUrl, 'DELETE', `/v1/videos/${deleted.videoId}`, { key: tenant.apiKey });
       const gone = await publish({ fileId: deleted.fileId });
@@ -236,8 +288,13 @@ describe('shop track publishing', () => {
       });
       const noAccount = await call(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${direct.video.id}`, { key: tenant.apiKey });
       expect(noAccount.body).toMatchObject({ code: 2001, message: expect.stringContaining('accountId') });
-      const lookup = await call(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${direct.video.id}&accountId=${creator.openId}`, { key: tenant.apiKey });
-      expect(lookup.body).toMatchObject({ code: 0, data: { publishId: direct.video.id, matchedRecord: false, status: expect.stringMatching(/^publish_/) } });
+      const lookup = await call(stack.baseUrl, 'GET', `/v1/publish/tts/status?videoId=${direct.video.id}&accountId=${creator.openId}`, {
+        key: tenant.apiKey,
+      });
+      expect(lookup.body).toMatchObject({
+        code: 0,
+        data: { publishId: direct.video.id, matchedRecord: false, status: expect.stringMatching(/^publish_/) },
+      });
     });
   });
 

@@ -37,7 +37,11 @@ describe('token refresh workflow', () => {
   async function bind(platform: 'business' | 'shop') {
     const account = await sb.account(platform);
     const tenant = await createTenant(stack);
-    const { seat } = await stack.admin.createSeat({ customerId: tenant.customerId, track: platform === 'shop' ? Track.SHOP : Track.VIDEO, name: 'refresh' });
+    const { seat } = await stack.admin.createSeat({
+      customerId: tenant.customerId,
+      track: platform === 'shop' ? Track.SHOP : Track.VIDEO,
+      name: 'refresh',
+    });
     await stack.admin.bindSeat({
       seatId: seat!.id,
       accountId: account.openId,
@@ -57,37 +61,66 @@ describe('token refresh workflow', () => {
 
   it('renews a video seat’s token before it expires and keeps the rotated refresh token', async () => {
     const { account, seatId } = await bind('business');
-    const renewed = await eventually(() => credentialsOf(seatId), (s) => s.credentials?.accessToken !== account.tokens.access_token, 15_000, 100);
+    const renewed = await eventually(
+      () => credentialsOf(seatId),
+      (s) => s.credentials?.accessToken !== account.tokens.access_token,
+      15_000,
+      100,
+    );
     expect(renewed.row.authorizationStatus).toBe('active');
     expect(renewed.credentials!.refreshToken).not.toBe(account.tokens.refresh_token);
     expect(renewed.row.accessTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now());
     // The new token works upstream, and the old refresh token was used up by the rotation.
-    await expect(getVideoSettings(sb.upstream.vplat, renewed.credentials!.accessToken, { business_id: account.openId })).resolves.toHaveProperty('privacy_level_options');
+    await expect(
+      getVideoSettings(sb.upstream.vplat, renewed.credentials!.accessToken, { business_id: account.openId }),
+    ).resolves.toHaveProperty('privacy_level_options');
     const reused = await refreshAccessToken(sb.upstream.vplat, account.tokens.refresh_token).catch((e: unknown) => e);
     expect((reused as UpstreamError).failure.failureClass).toBe('auth');
     // It keeps going: a second renewal follows the first.
     const first = renewed.credentials!.accessToken;
-    await eventually(() => credentialsOf(seatId), (s) => s.credentials?.accessToken !== first, 15_000, 100);
+    await eventually(
+      () => credentialsOf(seatId),
+      (s) => s.credentials?.accessToken !== first,
+      15_000,
+      100,
+    );
   });
 
   it('renews a shop seat’s token with the shop refresh flow', async () => {
     const { account, seatId } = await bind('shop');
-    const renewed = await eventually(() => credentialsOf(seatId), (s) => s.credentials?.accessToken !== account.tokens.access_token, 15_000, 100);
+    const renewed = await eventually(
+      () => credentialsOf(seatId),
+      (s) => s.credentials?.accessToken !== account.tokens.access_token,
+      15_000,
+      100,
+    );
     expect(renewed.row.refreshTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 86_400_000);
   });
 
   it('flags the seat for re-authorization when the account removed the app, and logs it once', async () => {
     const { account, seatId, tenant } = await bind('business');
     await sb.control('POST', `/_sandbox/accounts/${account.openId}/deauthorize`);
-    const flagged = await eventually(() => credentialsOf(seatId), (s) => s.row.authorizationStatus !== 'active', 15_000, 100);
+    const flagged = await eventually(
+      () => credentialsOf(seatId),
+      (s) => s.row.authorizationStatus !== 'active',
+      15_000,
+      100,
+    );
     expect(flagged.row.authorizationStatus).toBe('reauthorization_required');
     // The seat is flagged first and the event logged right after: wait for the log too.
     const logged = await eventually(
-      () => call<{ items: Array<{ type: string; seat_id: string; data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey }),
+      () =>
+        call<{ items: Array<{ type: string; seat_id: string; data: Record<string, unknown> }> }>(stack.baseUrl, 'GET', '/v1/events', {
+          key: tenant.apiKey,
+        }),
       (r) => r.body.data.items.length > 0,
     );
     expect(logged.body.data.items).toEqual([
-      expect.objectContaining({ type: 'vplat.account.authorization_removed', seat_id: seatId, data: expect.objectContaining({ account_id: account.openId, official_code: 40107 }) }),
+      expect.objectContaining({
+        type: 'vplat.account.authorization_removed',
+        seat_id: seatId,
+        data: expect.objectContaining({ account_id: account.openId, official_code: 40107 }),
+      }),
     ]);
   });
 

@@ -19,7 +19,13 @@ async function closingCore(ms: number): Promise<{ url: string; close(): Promise<
     socket.on('error', () => undefined);
     socket.once('data', () => {
       const body = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}';
-      setTimeout(() => socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`), ms);
+      setTimeout(
+        () =>
+          socket.end(
+            `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+          ),
+        ms,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

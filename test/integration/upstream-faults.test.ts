@@ -36,16 +36,19 @@ describe('upstream client: faults, codes and retry classification', () => {
     ['rate_limit', 3001, 'rate_limited', true, 40100],
     ['invalid_token', 3001, 'auth', false, 40105],
     ['expired_token', 3001, 'token_expired', true, 40102],
-  ] as const)('maps an injected %s to %i (%s, retryable %s) with the official code and message', async (kind, code, failureClass, retryable, officialCode) => {
-    await sb.control('POST', '/_sandbox/faults', { kind, platform: 'business' });
-    const err = await failureOf(settings);
-    expect(err.code).toBe(code);
-    expect(err.failure).toMatchObject({ platform: 'vplat', failureClass, retryable, officialCode, endpoint: 'business/video/settings/' });
-    expect(err.message.length).toBeGreaterThan(0);
-    expect(err.options.data).toMatchObject({ officialCode, retryable });
-    // The fault was used up: the next call succeeds.
-    await expect(settings()).resolves.toHaveProperty('privacy_level_options');
-  });
+  ] as const)(
+    'maps an injected %s to %i (%s, retryable %s) with the official code and message',
+    async (kind, code, failureClass, retryable, officialCode) => {
+      await sb.control('POST', '/_sandbox/faults', { kind, platform: 'business' });
+      const err = await failureOf(settings);
+      expect(err.code).toBe(code);
+      expect(err.failure).toMatchObject({ platform: 'vplat', failureClass, retryable, officialCode, endpoint: 'business/video/settings/' });
+      expect(err.message.length).toBeGreaterThan(0);
+      expect(err.options.data).toMatchObject({ officialCode, retryable });
+      // The fault was used up: the next call succeeds.
+      await expect(settings()).resolves.toHaveProperty('privacy_level_options');
+    },
+  );
 
   it('turns a call that hangs past the total timeout into 3002, retryable', async () => {
     await sb.control('POST', '/_sandbox/faults', { kind: 'hang', hangMs: 2_000, platform: 'business' });
@@ -81,7 +84,14 @@ describe('upstream client: faults, codes and retry classification', () => {
     const shopAccount = await sb.account('shop');
     await sb.control('POST', '/_sandbox/faults', { kind: 'rate_limit', platform: 'shop' });
     const err = await failureOf(() => sb.upstream.shop.get('/affiliate_creator/202508/profiles', shopAccount.tokens.access_token));
-    expect(err.failure).toMatchObject({ platform: 'shop', failureClass: 'rate_limited', retryable: true, officialCode: 36009002, httpStatus: 429, retryAfterSeconds: 1 });
+    expect(err.failure).toMatchObject({
+      platform: 'shop',
+      failureClass: 'rate_limited',
+      retryable: true,
+      officialCode: 36009002,
+      httpStatus: 429,
+      retryAfterSeconds: 1,
+    });
     expect(err.options.retryAfterSeconds).toBe(1);
   });
 

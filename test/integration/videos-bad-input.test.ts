@@ -33,10 +33,17 @@ describe('video library: bad input', () => {
   ];
 
   it.each(json)('refuses %s on POST /v1/videos with 2001, and 1001 for an unknown caller', async (_name, req, message) => {
-    const res = await call(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, ...req, headers: req.contentType ? { 'content-type': req.contentType } : { 'content-type': 'application/json' } });
+    const res = await call(stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      ...req,
+      headers: req.contentType ? { 'content-type': req.contentType } : { 'content-type': 'application/json' },
+    });
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 422, code: 2001 });
     expect(res.body.message).toMatch(message);
-    const anonymous = await call(stack.baseUrl, 'POST', '/v1/videos', { ...req, headers: req.contentType ? { 'content-type': req.contentType } : { 'content-type': 'application/json' } });
+    const anonymous = await call(stack.baseUrl, 'POST', '/v1/videos', {
+      ...req,
+      headers: req.contentType ? { 'content-type': req.contentType } : { 'content-type': 'application/json' },
+    });
     expect({ status: anonymous.status, code: anonymous.body.code }).toEqual({ status: 401, code: 1001 });
   });
 
@@ -49,13 +56,35 @@ describe('video library: bad input', () => {
       [[{ name: 'seatId', value: 'a\u0000b' }, file], /^seatId: /],
       [[{ name: '__proto__', value: 'x' }, file], /^(body|seatId): /],
       [[...Array.from({ length: 8 }, (_, i) => ({ name: 'seatId', value: `s${i}` })), file], /^body: /],
-      [[{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'n'.repeat(300), bytes: mp4Bytes(2048) } }], /^file: file name must be at most 255/],
-      [[{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a\u0000.mp4', bytes: mp4Bytes(2048) } }], /^file: /],
-      [[{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'empty.mp4', bytes: Buffer.alloc(0) } }], /^file: is not a recognised video container/],
+      [
+        [
+          { name: 'seatId', value: seatId },
+          { name: 'file', value: { fileName: 'n'.repeat(300), bytes: mp4Bytes(2048) } },
+        ],
+        /^file: file name must be at most 255/,
+      ],
+      [
+        [
+          { name: 'seatId', value: seatId },
+          { name: 'file', value: { fileName: 'a\u0000.mp4', bytes: mp4Bytes(2048) } },
+        ],
+        /^file: /,
+      ],
+      [
+        [
+          { name: 'seatId', value: seatId },
+          { name: 'file', value: { fileName: 'empty.mp4', bytes: Buffer.alloc(0) } },
+        ],
+        /^file: is not a recognised video container/,
+      ],
     ];
     for (const [parts, message] of cases) {
       const res = await uploadMultipart(stack.baseUrl, tenant.apiKey, parts);
-      expect({ message: res.body.message, code: res.body.code, status: res.status }).toEqual({ message: expect.stringMatching(message), code: 2001, status: 422 });
+      expect({ message: res.body.message, code: res.body.code, status: res.status }).toEqual({
+        message: expect.stringMatching(message),
+        code: 2001,
+        status: 422,
+      });
     }
   });
 
@@ -65,7 +94,10 @@ describe('video library: bad input', () => {
     expect((await uploadMultipart(stack.baseUrl, tenant.apiKey, [{ name: 'account', value: 'ünïcødé 🎬' }, file])).body.code).toBe(1007);
     const named = await uploadMultipart<{ fileName: string }>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, file]);
     expect(named.body).toMatchObject({ code: 0, data: { fileName: 'vidéo €.mp4' } });
-    const remote = await call(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: 'https://93.184.215.14/vidéo.mp4', account: 'ünïcødé 🎬' } });
+    const remote = await call(stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      json: { sourceUrl: 'https://93.184.215.14/vidéo.mp4', account: 'ünïcødé 🎬' },
+    });
     expect(remote.body.code).toBe(1007);
   });
 
@@ -89,7 +121,12 @@ describe('video library: bad input', () => {
       const res = await call(stack.baseUrl, method, path, { key: tenant.apiKey });
       expect({ method, path, code: res.body.code }).toEqual({ method, path, code });
     }
-    for (const path of ['/media/videos/vid_x', '/media/videos/%00?expires=1&signature=x', `/media/videos/x?expires=${'9'.repeat(30)}&signature=x`, '/media/videos/?expires=1&signature=x']) {
+    for (const path of [
+      '/media/videos/vid_x',
+      '/media/videos/%00?expires=1&signature=x',
+      `/media/videos/x?expires=${'9'.repeat(30)}&signature=x`,
+      '/media/videos/?expires=1&signature=x',
+    ]) {
       const res = await fetch(`${stack.baseUrl}${path}`);
       expect({ path, status: res.status, code: ((await res.json()) as { code: number }).code }).toEqual({ path, status: 404, code: 1005 });
     }

@@ -11,7 +11,16 @@ import { connectTemporalClient } from '../../core/temporal/connection';
 import { startVideoLifetime } from '../../core/temporal/client';
 import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
-import { createBoundSeat, createTenant, requiredEnv, startStack, startStackWorker, uniqueAccount, type Stack, type Tenant } from '../helpers/stack';
+import {
+  createBoundSeat,
+  createTenant,
+  requiredEnv,
+  startStack,
+  startStackWorker,
+  uniqueAccount,
+  type Stack,
+  type Tenant,
+} from '../helpers/stack';
 import { startWorkingStack, type WorkingStack } from '../helpers/working-stack';
 import { mp4Bytes, uploadMultipart } from '../helpers/videos';
 
@@ -41,7 +50,11 @@ describe('video expiry repair', () => {
     stack = env.stack;
     tenant = await createTenant(stack);
     seatId = (await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'))).id;
-    temporal = await connectTemporalClient({ address: requiredEnv('TEMPORAL_ADDRESS'), TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
+    temporal = await connectTemporalClient({
+      address: requiredEnv('TEMPORAL_ADDRESS'),
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TLS: false,
+    });
   }, 120_000);
   afterAll(async () => {
     await temporal?.close();
@@ -49,7 +62,10 @@ describe('video expiry repair', () => {
   });
 
   const upload = async () => {
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } }]);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } },
+    ]);
     expect(res.body.code).toBe(0);
     return res.body.data;
   };
@@ -68,7 +84,12 @@ describe('video expiry repair', () => {
     // Core's start failed: nothing runs for the video until the repair comes.
     expect((await findVideo(stack.database.db, video.id))!.lifetimeStartedAt).toBeNull();
 
-    const marked = await eventually(() => findVideo(stack.database.db, video.id), (row) => row!.lifetimeStartedAt !== null, 10_000, 100);
+    const marked = await eventually(
+      () => findVideo(stack.database.db, video.id),
+      (row) => row!.lifetimeStartedAt !== null,
+      10_000,
+      100,
+    );
     expect(marked!.status).toBe('available');
     const described = await lifetime(video.id).describe();
     expect(described.status.name).toBe('RUNNING');
@@ -76,7 +97,12 @@ describe('video expiry repair', () => {
     // Started before the video was due, so it is the timer, not the overdue path, that expires it.
     expect(described.startTime.getTime()).toBeLessThan(Date.parse(video.expiresAt!));
 
-    const expired = await eventually(() => get(video.id), (r) => r.body.data.status === 'expired', 15_000, 100);
+    const expired = await eventually(
+      () => get(video.id),
+      (r) => r.body.data.status === 'expired',
+      15_000,
+      100,
+    );
     expect(expired.body.data.videoUrl).toBeNull();
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(video.expiresAt!));
     await lifetime(video.id).result();
@@ -96,7 +122,12 @@ describe('video expiry repair', () => {
     // From the moment the worker polls: its start (bundling the workflows) takes seconds of CPU,
     // and longer while other suites start workers of their own beside this one.
     const workerStarted = Date.now();
-    await eventually(() => findVideo(stack.database.db, video.id), (row) => row!.status === 'expired', 10_000, 100);
+    await eventually(
+      () => findVideo(stack.database.db, video.id),
+      (row) => row!.status === 'expired',
+      10_000,
+      100,
+    );
     expect(Date.now() - workerStarted).toBeLessThan(REPAIR.intervalMs + 5_000);
     expect(await stack.media.size(`videos/${video.id}`)).toBeUndefined();
     await lifetime(video.id).result();
@@ -109,11 +140,26 @@ describe('video expiry repair', () => {
     await startVideoLifetime(temporal.client, env.taskQueue, row);
     const { runId } = await lifetime(video.id).describe();
 
-    await eventually(() => findVideo(stack.database.db, video.id), (r) => r!.lifetimeStartedAt !== null, 10_000, 100);
+    await eventually(
+      () => findVideo(stack.database.db, video.id),
+      (r) => r!.lifetimeStartedAt !== null,
+      10_000,
+      100,
+    );
     expect((await lifetime(video.id).describe()).runId).toBe(runId);
-    const runs = await eventually(() => runsOf(video.id), (r) => r.length > 0, 10_000, 200);
+    const runs = await eventually(
+      () => runsOf(video.id),
+      (r) => r.length > 0,
+      10_000,
+      200,
+    );
     expect(runs).toHaveLength(1);
-    await eventually(() => get(video.id), (r) => r.body.data.status === 'expired', 15_000, 100);
+    await eventually(
+      () => get(video.id),
+      (r) => r.body.data.status === 'expired',
+      15_000,
+      100,
+    );
   }, 30_000);
 
   it('runs the repair as one long-running workflow of the task queue, visible to an operator', async () => {
@@ -135,7 +181,10 @@ describe('a video past its expiry before any repair', () => {
     tenant = await createTenant(stack);
     account = uniqueAccount('biz');
     const seatId = (await createBoundSeat(stack, tenant, Track.VIDEO, account)).id;
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } }]);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } },
+    ]);
     expect(res.body.data.status).toBe('available');
     video = res.body.data;
     await new Promise((resolve) => setTimeout(resolve, Date.parse(video.expiresAt!) - Date.now() + 100));

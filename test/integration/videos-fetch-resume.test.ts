@@ -15,7 +15,18 @@ import { spawnVps, type ChildHandle } from '../helpers/processes';
 import { childWorkerEnv } from '../helpers/working-stack';
 import { startRangeSource, type RangeSource } from '../helpers/range-source';
 import { eventually } from '../helpers/receivers';
-import { createBoundSeat, createTenant, requiredEnv, startStack, startStackWorker, uniqueAccount, unreachableUpstream, type MediaStoreKind, type Stack, type Tenant } from '../helpers/stack';
+import {
+  createBoundSeat,
+  createTenant,
+  requiredEnv,
+  startStack,
+  startStackWorker,
+  uniqueAccount,
+  unreachableUpstream,
+  type MediaStoreKind,
+  type Stack,
+  type Tenant,
+} from '../helpers/stack';
 import type { RunningWorker } from '../../worker/worker';
 
 const MiB = 1024 * 1024;
@@ -85,17 +96,28 @@ function fetchStack(store: MediaStoreKind) {
    * sent half the file, then lets `next` (another process, or one in this process, which is
    * lighter on a busy machine) finish it.
    */
-  async function fetchThroughACrash(source: RangeSource, next: 'process' | 'in-process'): Promise<{ video: VideoJson; second?: ChildHandle }> {
+  async function fetchThroughACrash(
+    source: RangeSource,
+    next: 'process' | 'in-process',
+  ): Promise<{ video: VideoJson; second?: ChildHandle }> {
     const first = await childWorker();
-    const started = await call<VideoJson>(env.stack.baseUrl, 'POST', '/v1/videos', { key: env.tenant.apiKey, json: { sourceUrl: source.url, seatId: env.seatId } });
+    const started = await call<VideoJson>(env.stack.baseUrl, 'POST', '/v1/videos', {
+      key: env.tenant.apiKey,
+      json: { sourceUrl: source.url, seatId: env.seatId },
+    });
     expect(started.body).toMatchObject({ code: 0, data: { status: 'processing' } });
-    await eventually(async () => source.sent(), (n) => n >= FILE_BYTES / 2, 30_000);
+    await eventually(
+      async () => source.sent(),
+      (n) => n >= FILE_BYTES / 2,
+      30_000,
+    );
     await first.stop('SIGKILL');
     let second: ChildHandle | undefined;
     if (next === 'process') second = await childWorker();
     else inProcess = await startStackWorker(env.stack, env.taskQueue, unreachableUpstream());
     const video = await eventually(
-      async () => (await call<VideoJson>(env.stack.baseUrl, 'GET', `/v1/videos/${started.body.data.id}`, { key: env.tenant.apiKey })).body.data,
+      async () =>
+        (await call<VideoJson>(env.stack.baseUrl, 'GET', `/v1/videos/${started.body.data.id}`, { key: env.tenant.apiKey })).body.data,
       (v) => v.status !== 'processing',
       90_000,
       250,
@@ -115,11 +137,17 @@ describe.each<MediaStoreKind>(['folder', 's3'])('a remote fetch interrupted by a
       const { video } = await fetchThroughACrash(source, 'in-process');
       expect(video).toMatchObject({ status: 'available', sizeBytes: FILE_BYTES, sha256: source.sha256, failureReason: null });
       expect(await storedSha256(env.stack, video.id)).toBe(source.sha256);
-      process.stdout.write(`${store} store: the source sent ${(source.sent() / FILE_BYTES).toFixed(2)} times the file through one worker crash\n`);
+      process.stdout.write(
+        `${store} store: the source sent ${(source.sent() / FILE_BYTES).toFixed(2)} times the file through one worker crash\n`,
+      );
       expect(source.sent()).toBeLessThan(1.5 * FILE_BYTES);
       // The first request took the whole file; the retry asked for the rest of the same one.
       expect(source.requests[0]).toEqual({ status: 200 });
-      expect(source.requests.at(-1)).toEqual({ range: expect.stringMatching(/^bytes=[1-9]\d*-$/), ifRange: expect.stringMatching(/^"/), status: 206 });
+      expect(source.requests.at(-1)).toEqual({
+        range: expect.stringMatching(/^bytes=[1-9]\d*-$/),
+        ifRange: expect.stringMatching(/^"/),
+        status: 206,
+      });
       expect(await unfinished(env.stack, store)).toEqual([]);
     } finally {
       await source.close();
@@ -170,11 +198,17 @@ async function everythingIn(stack: Stack, store: MediaStoreKind): Promise<string
       .sort();
   }
   const { MEDIA_S3_BUCKET: Bucket, MEDIA_S3_PREFIX: prefix } = stack.mediaEnv;
-  const admin = adminS3Client({ endpoint: requiredEnv('TEST_S3_ENDPOINT'), accessKeyId: requiredEnv('TEST_S3_ACCESS_KEY_ID'), secretAccessKey: requiredEnv('TEST_S3_SECRET_ACCESS_KEY') });
+  const admin = adminS3Client({
+    endpoint: requiredEnv('TEST_S3_ENDPOINT'),
+    accessKeyId: requiredEnv('TEST_S3_ACCESS_KEY_ID'),
+    secretAccessKey: requiredEnv('TEST_S3_SECRET_ACCESS_KEY'),
+  });
   try {
     const objects = (await admin.send(new ListObjectsV2Command({ Bucket, Prefix: prefix }))).Contents ?? [];
     // MinIO lists uploads by exact key only: all of them, filtered here.
-    const uploads = ((await admin.send(new ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).filter((u) => u.Key!.startsWith(prefix!));
+    const uploads = ((await admin.send(new ListMultipartUploadsCommand({ Bucket }))).Uploads ?? []).filter((u) =>
+      u.Key!.startsWith(prefix!),
+    );
     return [...objects.map((o) => o.Key!.slice(prefix!.length)), ...uploads.map((u) => `upload:${u.Key!.slice(prefix!.length)}`)].sort();
   } finally {
     admin.destroy();

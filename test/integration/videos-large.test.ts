@@ -47,7 +47,12 @@ describe('large direct uploads', () => {
       },
     });
     const started = Date.now();
-    const res = await postStream<{ id: string; status: string; sizeBytes: number; sha256: string }>(`${stack.baseUrl}/v1/videos`, tenant.apiKey, upload.body, upload.contentType);
+    const res = await postStream<{ id: string; status: string; sizeBytes: number; sha256: string }>(
+      `${stack.baseUrl}/v1/videos`,
+      tenant.apiKey,
+      upload.body,
+      upload.contentType,
+    );
     const seconds = (Date.now() - started) / 1000;
     const growthMb = (peak - baseline) / MiB;
     // The figures docs/api.md quotes (video library).

@@ -43,11 +43,19 @@ describe('video lifetime', () => {
   const get = (id: string) => call<VideoJson>(stack.baseUrl, 'GET', `/v1/videos/${id}`, { key: tenant.apiKey });
 
   it('expires a direct upload when its URL lifetime ends: status expired, file removed, URL refused', async () => {
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } }]);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } },
+    ]);
     const { id, videoUrl, expiresAt } = res.body.data;
     expect(Date.parse(expiresAt!) - Date.now()).toBeLessThanOrEqual(TTL_MS);
     expect((await fetch(videoUrl!)).status).toBe(200);
-    const expired = await eventually(() => get(id), (r) => r.body.data.status === 'expired', 15_000, 100);
+    const expired = await eventually(
+      () => get(id),
+      (r) => r.body.data.status === 'expired',
+      15_000,
+      100,
+    );
     expect(expired.body.data).toMatchObject({ status: 'expired', videoUrl: null, deletedAt: null });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt!));
     expect(await stack.media.size(`videos/${id}`)).toBeUndefined();
@@ -55,16 +63,31 @@ describe('video lifetime', () => {
   });
 
   it('starts the same lifetime for a remote upload once it is available', async () => {
-    const res = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4`, seatId } });
+    const res = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      json: { sourceUrl: `${source.url}/video.mp4`, seatId },
+    });
     expect(res.body.data.status).toBe('available');
-    const expired = await eventually(() => get(res.body.data.id), (r) => r.body.data.status === 'expired', 15_000, 100);
+    const expired = await eventually(
+      () => get(res.body.data.id),
+      (r) => r.body.data.status === 'expired',
+      15_000,
+      100,
+    );
     expect(expired.body.data.videoUrl).toBeNull();
     expect(await stack.media.size(`videos/${res.body.data.id}`)).toBeUndefined();
   });
 
   it('ends the lifetime workflow early on delete', async () => {
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } }]);
-    const temporal = await connectTemporalClient({ address: process.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TLS: false });
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(4096) } },
+    ]);
+    const temporal = await connectTemporalClient({
+      address: process.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TLS: false,
+    });
     try {
       const handle = temporal.client.workflow.getHandle(`video-expiry-${res.body.data.id}`);
       expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -108,12 +131,22 @@ describe('production settings, gateway calling core over Connect HTTP', () => {
 
   it('stores and serves a direct upload the same way', async () => {
     const bytes = mp4Bytes(100 * 1024);
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes } }]);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'a.mp4', bytes } },
+    ]);
     expect(res.body.data.status).toBe('available');
     const part = await fetch(res.body.data.videoUrl!, { headers: { range: 'bytes=0-15' } });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer())).toEqual(bytes.subarray(0, 16));
-    expect((await uploadMultipart(stack.baseUrl, 'vps_wrong', [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes } }])).body.code).toBe(1001);
+    expect(
+      (
+        await uploadMultipart(stack.baseUrl, 'vps_wrong', [
+          { name: 'seatId', value: seatId },
+          { name: 'file', value: { fileName: 'a.mp4', bytes } },
+        ])
+      ).body.code,
+    ).toBe(1001);
   });
 });
 
@@ -139,9 +172,17 @@ describe('remote upload address policy in the worker', () => {
   });
 
   it('refuses to fetch from an address that is not public, and fails the record without retrying', async () => {
-    const res = await call<{ videoId: string }>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4`, seatId } });
-    expect({ code: res.body.code, message: res.body.message }).toEqual({ code: 2001, message: expect.stringMatching(/^sourceUrl refused: must use https/) });
-    const done = await call<VideoJson & { failureReason: string | null }>(stack.baseUrl, 'GET', `/v1/videos/${res.body.data.videoId}`, { key: tenant.apiKey });
+    const res = await call<{ videoId: string }>(stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      json: { sourceUrl: `${source.url}/video.mp4`, seatId },
+    });
+    expect({ code: res.body.code, message: res.body.message }).toEqual({
+      code: 2001,
+      message: expect.stringMatching(/^sourceUrl refused: must use https/),
+    });
+    const done = await call<VideoJson & { failureReason: string | null }>(stack.baseUrl, 'GET', `/v1/videos/${res.body.data.videoId}`, {
+      key: tenant.apiKey,
+    });
     expect(done.body.data).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^sourceUrl refused: must use https/) });
     expect(source.hits.get('/video.mp4')).toBeUndefined();
   });

@@ -14,7 +14,15 @@ import { call } from '../helpers/http';
 import { adminS3Client, s3Env, startMinio, testStoreSettings, type S3Server } from '../helpers/minio-server';
 import { eventually } from '../helpers/receivers';
 import { startRangeSource } from '../helpers/range-source';
-import { createBoundSeat, createTenant, startStack, startStackWorker, uniqueAccount, unreachableUpstream, type Stack } from '../helpers/stack';
+import {
+  createBoundSeat,
+  createTenant,
+  startStack,
+  startStackWorker,
+  uniqueAccount,
+  unreachableUpstream,
+  type Stack,
+} from '../helpers/stack';
 import type { RunningWorker } from '../../worker/worker';
 import { mp4Bytes } from '../helpers/videos';
 
@@ -29,7 +37,11 @@ interface VideoJson {
 }
 
 /** A multipart body that sends `before` bytes of file, calls `midway`, then sends until `total` or fails when `cutAt` is reached. */
-function uploadBody(seatId: string, boundary: string, opts: { total: number; cutAt?: number; midway?: () => void; midwayAt?: number }): Readable {
+function uploadBody(
+  seatId: string,
+  boundary: string,
+  opts: { total: number; cutAt?: number; midway?: () => void; midwayAt?: number },
+): Readable {
   let sent = 0;
   let started = false;
   let called = false;
@@ -38,7 +50,9 @@ function uploadBody(seatId: string, boundary: string, opts: { total: number; cut
     read() {
       if (!started) {
         started = true;
-        this.push(`--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seatId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n\r\n`);
+        this.push(
+          `--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seatId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n\r\n`,
+        );
       }
       if (opts.cutAt !== undefined && sent >= opts.cutAt) return this.destroy(new Error('client gave up'));
       if (!called && opts.midway && sent >= (opts.midwayAt ?? Infinity)) {
@@ -69,7 +83,11 @@ describe('direct uploads on the S3 store that fail midway', () => {
     minio = await startMinio();
     store = new S3MediaStore(testStoreSettings(minio, minio.bucket, PREFIX, { requestTimeoutMs: 3_000 }));
     admin = adminS3Client(minio);
-    stack = await startStack({ taskQueue, mediaStore: { store, env: s3Env(minio, minio.bucket, PREFIX) }, videos: { maxBytes: 64 * 1024 * 1024, fetchWaitMs: 500 } });
+    stack = await startStack({
+      taskQueue,
+      mediaStore: { store, env: s3Env(minio, minio.bucket, PREFIX) },
+      videos: { maxBytes: 64 * 1024 * 1024, fetchWaitMs: 500 },
+    });
     worker = await startStackWorker(stack, taskQueue, unreachableUpstream());
   }, 60_000);
   afterAll(async () => {
@@ -82,7 +100,9 @@ describe('direct uploads on the S3 store that fail midway', () => {
 
   const bucketContents = async () => {
     const objects = (await admin.send(new ListObjectsV2Command({ Bucket: minio.bucket, Prefix: PREFIX }))).Contents ?? [];
-    const uploads = ((await admin.send(new ListMultipartUploadsCommand({ Bucket: minio.bucket }))).Uploads ?? []).filter((u) => u.Key!.startsWith(PREFIX));
+    const uploads = ((await admin.send(new ListMultipartUploadsCommand({ Bucket: minio.bucket }))).Uploads ?? []).filter((u) =>
+      u.Key!.startsWith(PREFIX),
+    );
     return { objects: objects.map((o) => o.Key), uploads: uploads.map((u) => u.Key) };
   };
   const recordsOf = (key: string) => call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key });
@@ -93,10 +113,21 @@ describe('direct uploads on the S3 store that fail midway', () => {
     const boundary = 'cut-after-parts';
     const body = uploadBody(seat.id, boundary, { total: 40 * 1024 * 1024, cutAt: 2 * PART + 1024 * 1024 });
     await expect(
-      request(`${stack.baseUrl}/v1/videos`, { method: 'POST', body, headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }),
+      request(`${stack.baseUrl}/v1/videos`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      }),
     ).rejects.toThrow();
-    const list = await eventually(() => recordsOf(tenant.apiKey), (r) => r.body.data.items[0]?.status === 'failed', 10_000, 100);
-    expect(list.body.data.items).toEqual([expect.objectContaining({ status: 'failed', failureReason: 'file: the upload was interrupted before the file ended' })]);
+    const list = await eventually(
+      () => recordsOf(tenant.apiKey),
+      (r) => r.body.data.items[0]?.status === 'failed',
+      10_000,
+      100,
+    );
+    expect(list.body.data.items).toEqual([
+      expect.objectContaining({ status: 'failed', failureReason: 'file: the upload was interrupted before the file ended' }),
+    ]);
     expect(await bucketContents()).toEqual({ objects: [], uploads: [] });
   });
 
@@ -105,15 +136,29 @@ describe('direct uploads on the S3 store that fail midway', () => {
     const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
     const boundary = 'store-gone';
     let stopping: Promise<void> | undefined;
-    const body = uploadBody(seat.id, boundary, { total: 30 * 1024 * 1024, midwayAt: PART + 1024 * 1024, midway: () => (stopping = minio.stop()) });
-    const res = await request(`${stack.baseUrl}/v1/videos`, { method: 'POST', body, headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const body = uploadBody(seat.id, boundary, {
+      total: 30 * 1024 * 1024,
+      midwayAt: PART + 1024 * 1024,
+      midway: () => (stopping = minio.stop()),
+    });
+    const res = await request(`${stack.baseUrl}/v1/videos`, {
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     const answer = (await res.body.json()) as { code: number; message: string; data: Record<string, unknown> };
     await stopping;
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
-    expect(answer).toEqual({ code: 5000, message: expect.stringMatching(/^media store unavailable \(write\): .*; retry after the Retry-After seconds$/), data: { retryable: true } });
+    expect(answer).toEqual({
+      code: 5000,
+      message: expect.stringMatching(/^media store unavailable \(write\): .*; retry after the Retry-After seconds$/),
+      data: { retryable: true },
+    });
     const list = await recordsOf(tenant.apiKey);
-    expect(list.body.data.items).toEqual([expect.objectContaining({ status: 'failed', failureReason: 'file: the media store was unavailable; upload again' })]);
+    expect(list.body.data.items).toEqual([
+      expect.objectContaining({ status: 'failed', failureReason: 'file: the media store was unavailable; upload again' }),
+    ]);
   }, 60_000);
 
   it('fails a remote fetch the store cannot take with the store named as the reason, not the source', async () => {
@@ -122,7 +167,10 @@ describe('direct uploads on the S3 store that fail midway', () => {
     const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
     const source = await startRangeSource({ bytes: 2 * 1024 * 1024, bytesPerSecond: 64 * 1024 * 1024, ranges: true });
     try {
-      const started = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: source.url, seatId: seat.id } });
+      const started = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', {
+        key: tenant.apiKey,
+        json: { sourceUrl: source.url, seatId: seat.id },
+      });
       expect(started.body).toMatchObject({ code: 0, data: { status: 'processing' } });
       // Three attempts a second or two apart, each failing once the SDK's own retries give up; polled
       // each second, inside the stack's rate limit.

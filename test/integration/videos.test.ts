@@ -69,9 +69,22 @@ describe('video library (video track)', () => {
       { name: 'seatId', value: seatId },
       { name: 'file', value: { fileName: 'clip.mp4', bytes } },
     ]);
-    expect(res.body).toEqual({ code: 0, message: 'ok', data: expect.objectContaining({ status: 'available', track: 'video', source: 'multipart', seatId, fileName: 'clip.mp4' }) });
+    expect(res.body).toEqual({
+      code: 0,
+      message: 'ok',
+      data: expect.objectContaining({ status: 'available', track: 'video', source: 'multipart', seatId, fileName: 'clip.mp4' }),
+    });
     const video = res.body.data;
-    expect(video).toMatchObject({ container: 'MP4', sizeBytes: bytes.length, sha256: sha256(bytes), fileId: null, failureReason: null, deletedAt: null, workflowId: null, statusPath: `/v1/videos/${video.id}` });
+    expect(video).toMatchObject({
+      container: 'MP4',
+      sizeBytes: bytes.length,
+      sha256: sha256(bytes),
+      fileId: null,
+      failureReason: null,
+      deletedAt: null,
+      workflowId: null,
+      statusPath: `/v1/videos/${video.id}`,
+    });
     // Valid for the configured 7 days from now.
     expect(Date.parse(video.expiresAt!) - Date.now()).toBeGreaterThan(604_800_000 - 60_000);
     expect(video.videoUrl).toMatch(new RegExp(`^${stack.baseUrl}/media/videos/${video.id}\\?expires=\\d+&signature=`));
@@ -108,12 +121,18 @@ describe('video library (video track)', () => {
 
   it('takes the seat by its account (businessId or username) and recognises other containers', async () => {
     const bytes = webmBytes();
-    const byId = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'account', value: account }, { name: 'file', value: { fileName: 'a.webm', bytes, type: 'video/webm' } }]);
+    const byId = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'account', value: account },
+      { name: 'file', value: { fileName: 'a.webm', bytes, type: 'video/webm' } },
+    ]);
     expect(byId.body.data).toMatchObject({ status: 'available', seatId, container: 'WEBM' });
     const download = await fetch(byId.body.data.videoUrl!);
     expect(download.headers.get('content-type')).toBe('video/webm');
     await download.arrayBuffer();
-    const byName = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'account', value: `user_${account}` }, { name: 'file', value: { fileName: 'b.mp4', bytes: mp4Bytes() } }]);
+    const byName = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'account', value: `user_${account}` },
+      { name: 'file', value: { fileName: 'b.mp4', bytes: mp4Bytes() } },
+    ]);
     expect(byName.body.data).toMatchObject({ status: 'available', seatId });
   });
 
@@ -137,7 +156,10 @@ describe('video library (video track)', () => {
     ]);
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 2001, message: 'file: larger than the limit of 1048576 bytes' });
-    expect((await get(res.body.data.videoId)).body.data).toMatchObject({ status: 'failed', failureReason: 'file: larger than the limit of 1048576 bytes' });
+    expect((await get(res.body.data.videoId)).body.data).toMatchObject({
+      status: 'failed',
+      failureReason: 'file: larger than the limit of 1048576 bytes',
+    });
     expect(await stack.media.size(`videos/${res.body.data.videoId}`)).toBeUndefined();
     // The connection's end did not disturb the server: the next request is served.
     expect((await call(stack.baseUrl, 'GET', '/v1/videos?limit=1', { key: tenant.apiKey })).body.code).toBe(0);
@@ -149,17 +171,31 @@ describe('video library (video track)', () => {
       [[{ name: 'seatId', value: seatId }, { name: 'account', value: account }, file], /^seatId: give either seatId or account/],
       [[{ name: 'seatId', value: seatId }], /^file: is required/],
       [[{ name: 'seatId', value: seatId }, { name: 'color', value: 'red' }, file], /^color: is not a known field/],
-      [[{ name: 'seatId', value: seatId }, { name: 'video', value: { fileName: 'x.mp4', bytes: mp4Bytes(1024) } }], /^video: is not a known field/],
+      [
+        [
+          { name: 'seatId', value: seatId },
+          { name: 'video', value: { fileName: 'x.mp4', bytes: mp4Bytes(1024) } },
+        ],
+        /^video: is not a known field/,
+      ],
     ];
     for (const [parts, message] of cases) {
       const res = await uploadMultipart(stack.baseUrl, tenant.apiKey, parts);
-      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 422, code: 2001, message: expect.stringMatching(message) });
+      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+        status: 422,
+        code: 2001,
+        message: expect.stringMatching(message),
+      });
       const anonymous = await uploadMultipart(stack.baseUrl, undefined, parts);
       expect({ status: anonymous.status, code: anonymous.body.code }).toEqual({ status: 401, code: 1001 });
     }
     // Broken bodies: no boundary, a body cut short, nothing at all, plain text.
     const raw = async (contentType: string | undefined, body: string, key: string | null = tenant.apiKey) => {
-      const res = await fetch(`${stack.baseUrl}/v1/videos`, { method: 'POST', body, headers: { ...(contentType ? { 'content-type': contentType } : {}), ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+      const res = await fetch(`${stack.baseUrl}/v1/videos`, {
+        method: 'POST',
+        body,
+        headers: { ...(contentType ? { 'content-type': contentType } : {}), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      });
       return { status: res.status, body: (await res.json()) as { code: number; message: string } };
     };
     for (const [type, body] of [
@@ -182,7 +218,8 @@ describe('video library (video track)', () => {
     const otherSeat = await createBoundSeat(stack, other, Track.VIDEO, uniqueAccount('biz'));
     const { seat: unbound } = await stack.admin.createSeat({ customerId: tenant.customerId, track: Track.VIDEO, name: 'unbound' });
     const file = { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(1024) } };
-    const codeFor = async (name: string, value: string) => (await uploadMultipart(stack.baseUrl, tenant.apiKey, [{ name, value }, file])).body.code;
+    const codeFor = async (name: string, value: string) =>
+      (await uploadMultipart(stack.baseUrl, tenant.apiKey, [{ name, value }, file])).body.code;
     expect(await codeFor('seatId', 'seat_doesnotexist')).toBe(1005);
     expect(await codeFor('seatId', otherSeat.id)).toBe(1005);
     expect(await codeFor('seatId', unbound!.id)).toBe(1007);
@@ -235,7 +272,11 @@ describe('video library (video track)', () => {
   it('retries a source answering 5xx a few times, then answers 3001 with its status', async () => {
     const before = source.hits.get('/flaky') ?? 0;
     const res = await remote({ sourceUrl: `${source.url}/flaky`, seatId });
-    expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 502, code: 3001, message: 'sourceUrl answered HTTP 503' });
+    expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+      status: 502,
+      code: 3001,
+      message: 'sourceUrl answered HTTP 503',
+    });
     const { videoId } = res.body.data as unknown as { videoId: string };
     expect((await get(videoId)).body.data).toMatchObject({ status: 'failed', failureReason: 'sourceUrl answered HTTP 503' });
     expect((source.hits.get('/flaky') ?? 0) - before).toBe(3);
@@ -244,9 +285,16 @@ describe('video library (video track)', () => {
   it('refuses sourceUrl values that are not absolute http(s) URLs with 2001', async () => {
     for (const sourceUrl of ['not a url', 'ftp://example.com/a.mp4', 'file:///etc/passwd', 'https://user:pw@example.com/a.mp4', '']) {
       const res = await remote({ sourceUrl, seatId });
-      expect({ sourceUrl, code: res.body.code, message: res.body.message }).toEqual({ sourceUrl, code: 2001, message: expect.stringMatching(/^sourceUrl/) });
+      expect({ sourceUrl, code: res.body.code, message: res.body.message }).toEqual({
+        sourceUrl,
+        code: 2001,
+        message: expect.stringMatching(/^sourceUrl/),
+      });
     }
-    expect((await remote({ sourceUrl: `${source.url}/video.mp4`, seatId, extra: 1 })).body).toMatchObject({ code: 2001, message: expect.stringMatching(/^extra/) });
+    expect((await remote({ sourceUrl: `${source.url}/video.mp4`, seatId, extra: 1 })).body).toMatchObject({
+      code: 2001,
+      message: expect.stringMatching(/^extra/),
+    });
     expect((await remote({ sourceUrl: `${source.url}/video.mp4`, seatId: 'a\u0000b' })).body.code).toBe(2001);
   });
 
@@ -258,16 +306,29 @@ describe('video library (video track)', () => {
       await stack.admin.createSeat({ customerId: own.customerId, track: Track.VIDEO, name: 'not bound yet' });
       const only = await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
       const direct = await uploadMultipart<VideoJson>(stack.baseUrl, own.apiKey, [file('bare.mp4')]);
-      expect(direct.body).toMatchObject({ code: 0, data: { seatId: only.id, track: 'video', status: 'available', videoUrl: expect.any(String) } });
+      expect(direct.body).toMatchObject({
+        code: 0,
+        data: { seatId: only.id, track: 'video', status: 'available', videoUrl: expect.any(String) },
+      });
       const fetched = await remote({ sourceUrl: `${source.url}/video.mp4` }, own.apiKey);
-      expect(fetched.body).toMatchObject({ code: 0, data: { seatId: only.id, track: 'video', status: 'available', videoUrl: expect.any(String) } });
+      expect(fetched.body).toMatchObject({
+        code: 0,
+        data: { seatId: only.id, track: 'video', status: 'available', videoUrl: expect.any(String) },
+      });
     });
 
     it('refuses a field after the file part, which could have named another seat, with 2001 and keeps no bytes', async () => {
       const own = await createTenant(stack);
       await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
-      const res = await uploadMultipart<{ videoId: string; field: string }>(stack.baseUrl, own.apiKey, [file(), { name: 'seatId', value: 'seat_elsewhere' }]);
-      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 422, code: 2001, message: expect.stringMatching(/^seatId: must come before the file part/) });
+      const res = await uploadMultipart<{ videoId: string; field: string }>(stack.baseUrl, own.apiKey, [
+        file(),
+        { name: 'seatId', value: 'seat_elsewhere' },
+      ]);
+      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+        status: 422,
+        code: 2001,
+        message: expect.stringMatching(/^seatId: must come before the file part/),
+      });
       expect((await get(res.body.data.videoId, own.apiKey)).body.data.status).toBe('failed');
       expect(await stack.media.size(`videos/${res.body.data.videoId}`)).toBeUndefined();
     });
@@ -286,10 +347,18 @@ describe('video library (video track)', () => {
       const direct = await uploadMultipart(stack.baseUrl, own.apiKey, [file()]);
       expect({ status: direct.status, body: direct.body }).toEqual({
         status: 422,
-        body: { code: 2001, message: `${choose}, as a field before the file part`, data: { field: 'seatId', seatIds: seats.map((x) => x.id) } },
+        body: {
+          code: 2001,
+          message: `${choose}, as a field before the file part`,
+          data: { field: 'seatId', seatIds: seats.map((x) => x.id) },
+        },
       });
       const fetched = await remote({ sourceUrl: `${source.url}/video.mp4` }, own.apiKey);
-      expect({ status: fetched.status, code: fetched.body.code, message: fetched.body.message }).toEqual({ status: 422, code: 2001, message: `${choose}, in the JSON body` });
+      expect({ status: fetched.status, code: fetched.body.code, message: fetched.body.message }).toEqual({
+        status: 422,
+        code: 2001,
+        message: `${choose}, in the JSON body`,
+      });
       // Nothing was opened for either.
       expect((await call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: own.apiKey })).body.data.items).toEqual([]);
 
@@ -321,17 +390,28 @@ describe('video library (video track)', () => {
     const seat = await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await uploadMultipart<VideoJson>(stack.baseUrl, own.apiKey, [{ name: 'seatId', value: seat.id }, { name: 'file', value: { fileName: `${i}.mp4`, bytes: mp4Bytes(2048) } }]);
+      const res = await uploadMultipart<VideoJson>(stack.baseUrl, own.apiKey, [
+        { name: 'seatId', value: seat.id },
+        { name: 'file', value: { fileName: `${i}.mp4`, bytes: mp4Bytes(2048) } },
+      ]);
       ids.push(res.body.data.id);
     }
-    const failed = await uploadMultipart<{ videoId: string }>(stack.baseUrl, own.apiKey, [{ name: 'seatId', value: seat.id }, { name: 'file', value: { fileName: 'bad.mp4', bytes: Buffer.from('nope') } }]);
+    const failed = await uploadMultipart<{ videoId: string }>(stack.baseUrl, own.apiKey, [
+      { name: 'seatId', value: seat.id },
+      { name: 'file', value: { fileName: 'bad.mp4', bytes: Buffer.from('nope') } },
+    ]);
     const newestFirst = [failed.body.data.videoId, ...[...ids].reverse()];
 
     const seen: string[] = [];
     let cursor: string | null = '';
     let pages = 0;
     while (cursor !== null) {
-      const page: Awaited<ReturnType<typeof call<{ items: VideoJson[]; nextCursor: string | null }>>> = await call(stack.baseUrl, 'GET', `/v1/videos?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key: own.apiKey });
+      const page: Awaited<ReturnType<typeof call<{ items: VideoJson[]; nextCursor: string | null }>>> = await call(
+        stack.baseUrl,
+        'GET',
+        `/v1/videos?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { key: own.apiKey },
+      );
       expect(page.body.code).toBe(0);
       seen.push(...page.body.data.items.map((v) => v.id));
       cursor = page.body.data.nextCursor;
@@ -341,12 +421,19 @@ describe('video library (video track)', () => {
     expect(pages).toBe(3);
     const onlyFailed = await call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos?status=failed', { key: own.apiKey });
     expect(onlyFailed.body.data.items.map((v) => v.id)).toEqual([failed.body.data.videoId]);
-    const defaultPage = await call<{ items: VideoJson[]; nextCursor: string | null }>(stack.baseUrl, 'GET', `/v1/videos?seatId=${seat.id}`, { key: own.apiKey });
+    const defaultPage = await call<{ items: VideoJson[]; nextCursor: string | null }>(
+      stack.baseUrl,
+      'GET',
+      `/v1/videos?seatId=${seat.id}`,
+      { key: own.apiKey },
+    );
     expect(defaultPage.body.data).toEqual({ items: expect.any(Array), nextCursor: null });
     expect(defaultPage.body.data.items).toHaveLength(6);
 
     // Another customer sees none of it.
-    expect((await call<{ items: unknown[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: (await createTenant(stack)).apiKey })).body.data.items).toEqual([]);
+    expect(
+      (await call<{ items: unknown[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: (await createTenant(stack)).apiKey })).body.data.items,
+    ).toEqual([]);
     expect((await get(ids[0]!)).body.code).toBe(1005);
     for (const query of ['limit=0', 'limit=101', 'limit=x', 'status=gone', 'cursor=nonsense', 'other=1']) {
       const res = await call(stack.baseUrl, 'GET', `/v1/videos?${query}`, { key: own.apiKey });
@@ -356,7 +443,10 @@ describe('video library (video track)', () => {
   });
 
   it('soft-deletes: expired at once, still listed, the file removed and the URL refused; deleting again answers the same', async () => {
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'gone.mp4', bytes: mp4Bytes(4096) } }]);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'gone.mp4', bytes: mp4Bytes(4096) } },
+    ]);
     const { id, videoUrl } = res.body.data;
     expect((await fetch(videoUrl!)).status).toBe(200);
 
@@ -377,7 +467,10 @@ describe('video library (video track)', () => {
   });
 
   it('refuses tampered, expired or malformed media URLs with 404 and code 1005', async () => {
-    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(2048) } }]);
+    const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'a.mp4', bytes: mp4Bytes(2048) } },
+    ]);
     const url = new URL(res.body.data.videoUrl!);
     const signature = url.searchParams.get('signature')!;
     // A different first character, whatever the signature starts with (1 in 64 start with "A").
@@ -393,13 +486,20 @@ describe('video library (video track)', () => {
     ];
     for (const href of variants) {
       const media = await fetch(href);
-      expect({ href, status: media.status, code: ((await media.json()) as { code: number }).code }).toEqual({ href, status: 404, code: 1005 });
+      expect({ href, status: media.status, code: ((await media.json()) as { code: number }).code }).toEqual({
+        href,
+        status: 404,
+        code: 1005,
+      });
     }
   });
 
   it('answers a repeated upload with the same Idempotency-Key with the same record, storing the bytes once', async () => {
     const bytes = mp4Bytes(8192);
-    const parts = [{ name: 'seatId', value: seatId }, { name: 'file', value: { fileName: 'once.mp4', bytes } }];
+    const parts = [
+      { name: 'seatId', value: seatId },
+      { name: 'file', value: { fileName: 'once.mp4', bytes } },
+    ];
     const headers = { 'idempotency-key': `upload-${Date.now()}` };
     const first = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, parts, headers);
     const again = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, parts, headers);
@@ -408,8 +508,16 @@ describe('video library (video track)', () => {
     const { statusPath: _b, videoUrl: _u2, ...againRecord } = again.body.data;
     expect(againRecord).toEqual(firstRecord);
     const remoteHeaders = { 'idempotency-key': `remote-${Date.now()}` };
-    const r1 = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4`, seatId }, headers: remoteHeaders });
-    const r2 = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/video.mp4`, seatId }, headers: remoteHeaders });
+    const r1 = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      json: { sourceUrl: `${source.url}/video.mp4`, seatId },
+      headers: remoteHeaders,
+    });
+    const r2 = await call<VideoJson>(stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      json: { sourceUrl: `${source.url}/video.mp4`, seatId },
+      headers: remoteHeaders,
+    });
     expect(r2.body.data.id).toBe(r1.body.data.id);
   });
 
@@ -420,7 +528,10 @@ describe('video library (video track)', () => {
     let sent = 0;
     const body = new Readable({
       read() {
-        if (sent === 0) this.push(`--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seat.id}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.mp4"\r\n\r\n`);
+        if (sent === 0)
+          this.push(
+            `--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seat.id}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.mp4"\r\n\r\n`,
+          );
         if (sent >= 256 * 1024) {
           this.destroy(new Error('client gave up'));
           return;
@@ -430,7 +541,11 @@ describe('video library (video track)', () => {
       },
     });
     await expect(
-      request(`${stack.baseUrl}/v1/videos`, { method: 'POST', body, headers: { authorization: `Bearer ${own.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }),
+      request(`${stack.baseUrl}/v1/videos`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${own.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      }),
     ).rejects.toThrow();
     const list = await eventually(
       () => call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: own.apiKey }),
@@ -438,14 +553,20 @@ describe('video library (video track)', () => {
       10_000,
       100,
     );
-    expect(list.body.data.items).toEqual([expect.objectContaining({ status: 'failed', failureReason: 'file: the upload was interrupted before the file ended' })]);
+    expect(list.body.data.items).toEqual([
+      expect.objectContaining({ status: 'failed', failureReason: 'file: the upload was interrupted before the file ended' }),
+    ]);
     expect(await stack.media.size(`videos/${list.body.data.items[0]!.id}`)).toBeUndefined();
   });
 
   it('completes an upload only with a valid ticket, and only once (core, over Connect)', async () => {
     const transport = createConnectTransport({ baseUrl: stack.coreUrl, httpVersion: '1.1' });
     const videos = createClient(VideoService, transport);
-    const codeOf = async (p: Promise<unknown>) => p.then(() => 0, (err: unknown) => Number((err as ConnectError).metadata.get('vps-code')));
+    const codeOf = async (p: Promise<unknown>) =>
+      p.then(
+        () => 0,
+        (err: unknown) => Number((err as ConnectError).metadata.get('vps-code')),
+      );
     expect(await codeOf(videos.completeUpload({ ticket: 'vid_x.1.abc', sizeBytes: 1n, sha256: 'x', container: 'MP4' }))).toBe(1001);
     const begun = await videos.beginUpload({ seatId }, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
     expect(begun).toMatchObject({ storageKey: `videos/${begun.video!.id}`, maxBytes: 1024n * 1024n });
@@ -461,7 +582,10 @@ describe('video library (video track)', () => {
   it('refuses uploads and deletes with 1003 once the plan has expired, before storing anything; reads still work', async () => {
     const lapsed = await createTenant(stack, { planExpiresAt: new Date(Date.now() - 60_000) });
     const seat = await createBoundSeat(stack, lapsed, Track.VIDEO, uniqueAccount('biz'));
-    const res = await uploadMultipart(stack.baseUrl, lapsed.apiKey, [{ name: 'seatId', value: seat.id }, { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(64 * 1024) } }]);
+    const res = await uploadMultipart(stack.baseUrl, lapsed.apiKey, [
+      { name: 'seatId', value: seat.id },
+      { name: 'file', value: { fileName: 'x.mp4', bytes: mp4Bytes(64 * 1024) } },
+    ]);
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 403, code: 1003 });
     expect((await remote({ sourceUrl: `${source.url}/video.mp4`, seatId: seat.id }, lapsed.apiKey)).body.code).toBe(1003);
     expect((await call(stack.baseUrl, 'DELETE', '/v1/videos/vid_00000000000000000000000000', { key: lapsed.apiKey })).body.code).toBe(1003);
@@ -490,7 +614,10 @@ describe('a remote upload that outlasts the wait (VIDEO_FETCH_WAIT_MS)', () => {
 
   it('answers processing after the wait, saying where to poll, and the record completes later', async () => {
     const started = Date.now();
-    const res = await call<VideoJson>(env.stack.baseUrl, 'POST', '/v1/videos', { key: tenant.apiKey, json: { sourceUrl: `${source.url}/slow?ms=4000`, seatId } });
+    const res = await call<VideoJson>(env.stack.baseUrl, 'POST', '/v1/videos', {
+      key: tenant.apiKey,
+      json: { sourceUrl: `${source.url}/slow?ms=4000`, seatId },
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_MS);
     expect({ code: res.body.code, message: res.body.message }).toEqual({ code: 0, message: 'ok' });
     const { id } = res.body.data;
@@ -500,7 +627,12 @@ describe('a remote upload that outlasts the wait (VIDEO_FETCH_WAIT_MS)', () => {
       statusPath: `/v1/videos/${id}`,
       next: `the upload is still running: GET /v1/videos/${id} every 5 to 10 seconds until status is available (with videoUrl) or failed (with failureReason); no event announces it`,
     });
-    const done = await eventually(() => call<VideoJson>(env.stack.baseUrl, 'GET', res.body.data.statusPath!, { key: tenant.apiKey }), (r) => r.body.data.status !== 'processing', 20_000, 100);
+    const done = await eventually(
+      () => call<VideoJson>(env.stack.baseUrl, 'GET', res.body.data.statusPath!, { key: tenant.apiKey }),
+      (r) => r.body.data.status !== 'processing',
+      20_000,
+      100,
+    );
     expect(done.body.data).toMatchObject({ status: 'available', sha256: sha256(source.video), videoUrl: expect.any(String) });
     const download = await fetch(done.body.data.videoUrl!);
     expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(source.video));

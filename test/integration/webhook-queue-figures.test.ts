@@ -59,7 +59,10 @@ describe('delivery queue figures of webhook endpoints', () => {
   });
 
   async function endpoint(tenant: Tenant, receiver: WebhookReceiver): Promise<string> {
-    const res = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url: receiver.url, eventTypes: ['*'] } });
+    const res = await call<{ id: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      json: { url: receiver.url, eventTypes: ['*'] },
+    });
     expect(res.body.code).toBe(0);
     return res.body.data.id;
   }
@@ -100,7 +103,12 @@ describe('delivery queue figures of webhook endpoints', () => {
     const nextDue = new Date(queue.nextDueAt!).getTime();
     expect(nextDue).toBeGreaterThanOrEqual(sentAt + RETRY_AFTER_MS);
     expect(nextDue).toBeLessThanOrEqual(settledAt + RETRY_AFTER_MS);
-    expect(await eventually(() => queueOf(tenant, healthyId), (q) => q.backlog === 0)).toEqual(EMPTY_QUEUE);
+    expect(
+      await eventually(
+        () => queueOf(tenant, healthyId),
+        (q) => q.backlog === 0,
+      ),
+    ).toEqual(EMPTY_QUEUE);
 
     // `vps webhooks list`, piped, prints the same figures in its JSON.
     const child = spawnVps(['webhooks', 'list'], cleanEnv({ VPS_API_KEY: tenant.apiKey, VPS_BASE_URL: stack.baseUrl })).child;
@@ -136,6 +144,11 @@ describe('delivery queue figures of webhook endpoints', () => {
     expect(oldestDue).toBeLessThanOrEqual(Date.now());
 
     await slow.waitFor(3, () => true, SLOW_ANSWER_MS * 3 + 10_000);
-    expect(await eventually(() => queueOf(tenant, id), (q) => q.backlog === 0)).toEqual(EMPTY_QUEUE);
+    expect(
+      await eventually(
+        () => queueOf(tenant, id),
+        (q) => q.backlog === 0,
+      ),
+    ).toEqual(EMPTY_QUEUE);
   }, 60_000);
 });

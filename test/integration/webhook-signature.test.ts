@@ -42,7 +42,12 @@ interface VerifiedPush {
  * A receiver as an integrator writes one: it reads the raw body, verifies it with the SDK against
  * the secret it holds, answers 400 with the reason when that fails, and 200 otherwise.
  */
-async function startVerifyingReceiver(): Promise<{ url: string; pushes: VerifiedPush[]; useSecret(secret: string): void; close(): Promise<void> }> {
+async function startVerifyingReceiver(): Promise<{
+  url: string;
+  pushes: VerifiedPush[];
+  useSecret(secret: string): void;
+  close(): Promise<void>;
+}> {
   const pushes: VerifiedPush[] = [];
   let secret = '';
   const server = http.createServer((req, res) => {
@@ -131,7 +136,9 @@ describe('verifying real pushes with the SDK and with Stripe’s verifier', () =
     expect(event).toEqual(JSON.parse(push.body));
     expect(event).toMatchObject({ type: 'service.endpoint.test' });
     // The endpoint secret itself is not Stripe's key: the derivation (spec step 3) is what makes it fit.
-    expect(() => stripe.webhooks.constructEvent(push.body, push.header, created.secret)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(() => stripe.webhooks.constructEvent(push.body, push.header, created.secret)).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
   });
 
   it('accepts a push signed during a rotation with the new secret and with the old one, in both verifiers', async () => {
@@ -150,7 +157,9 @@ describe('verifying real pushes with the SDK and with Stripe’s verifier', () =
       expect(stripe.webhooks.constructEvent(push.body, push.header, stripeSecretFor(secret))).toEqual(JSON.parse(push.body));
     }
     expect(() => verifyWebhookSignature(push.body, push.header, 'whsec_someone_else')).toThrow(SignatureMismatchError);
-    expect(() => stripe.webhooks.constructEvent(push.body, push.header, stripeSecretFor('whsec_someone_else'))).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(() => stripe.webhooks.constructEvent(push.body, push.header, stripeSecretFor('whsec_someone_else'))).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
   });
 
   it('refuses the real push with a changed body, past the replay window, or without its header, in both verifiers', async () => {
@@ -162,16 +171,22 @@ describe('verifying real pushes with the SDK and with Stripe’s verifier', () =
     const tampered = push.body.replace('"service.endpoint.test"', '"vplat.comment.created"');
     expect(tampered).not.toBe(push.body);
     expect(() => verifyWebhookSignature(tampered, push.header, created.secret)).toThrow(SignatureMismatchError);
-    expect(() => stripe.webhooks.constructEvent(tampered, push.header, stripeSecret)).toThrow('No signatures found matching the expected signature');
+    expect(() => stripe.webhooks.constructEvent(tampered, push.header, stripeSecret)).toThrow(
+      'No signatures found matching the expected signature',
+    );
 
     // The same push replayed 301 s after it arrived: outside the spec's 300 s window.
     const later = new Date(push.receivedAt.getTime() + 301_000);
     expect(() => verifyWebhookSignature(push.body, push.header, created.secret, { now: later })).toThrow(SignatureTimestampError);
-    expect(() => stripe.webhooks.constructEvent(push.body, push.header, stripeSecret, undefined, undefined, later.getTime())).toThrow('Timestamp outside the tolerance zone');
+    expect(() => stripe.webhooks.constructEvent(push.body, push.header, stripeSecret, undefined, undefined, later.getTime())).toThrow(
+      'Timestamp outside the tolerance zone',
+    );
     // A receiver that allows longer (here 10 minutes) says so explicitly.
     expect(() => verifyWebhookSignature(push.body, push.header, created.secret, { now: later, toleranceSeconds: 600 })).not.toThrow();
 
     expect(() => verifyWebhookSignature(push.body, undefined, created.secret)).toThrow(MissingSignatureHeaderError);
-    expect(() => verifyWebhookSignature(push.body, push.header.replace(/^t=\d+,/, ''), created.secret)).toThrow(MalformedSignatureHeaderError);
+    expect(() => verifyWebhookSignature(push.body, push.header.replace(/^t=\d+,/, ''), created.secret)).toThrow(
+      MalformedSignatureHeaderError,
+    );
   });
 });

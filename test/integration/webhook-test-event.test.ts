@@ -57,15 +57,21 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
   const receiver = () => receivers.start();
 
   async function endpoint(tenant: Tenant, url: string, eventTypes: string[]): Promise<{ id: string; secret: string }> {
-    const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', { key: tenant.apiKey, json: { url, eventTypes } });
+    const res = await call<{ id: string; secret: string }>(stack.baseUrl, 'POST', '/v1/webhook-endpoints', {
+      key: tenant.apiKey,
+      json: { url, eventTypes },
+    });
     expect(res.body.code).toBe(0);
     return res.body.data;
   }
 
-  const sendTest = (key: string | undefined, endpointId: string) => call<TestEventJson>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${endpointId}/test`, { key });
+  const sendTest = (key: string | undefined, endpointId: string) =>
+    call<TestEventJson>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${endpointId}/test`, { key });
   const endpointLog = async (tenant: Tenant, endpointId: string) =>
-    (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key: tenant.apiKey })).body.data.items;
-  const events = async (tenant: Tenant) => (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey })).body.data.items;
+    (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key: tenant.apiKey }))
+      .body.data.items;
+  const events = async (tenant: Tenant) =>
+    (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey })).body.data.items;
 
   it('pushes a signed test event to the named endpoint only, logs it, and shows the delivery in the endpoint log', async () => {
     const tenant = await createTenant(stack);
@@ -82,16 +88,25 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(delivery).toMatchObject({ eventId: event.id, eventType: 'service.endpoint.test', endpointId: ep.id, reason: 'initial' });
 
     const [push] = await named.waitFor(1);
-    expect(verifyAsSpecSays(push!.headers['x-service-signature'] as string, push!.body, ep.secret, Math.floor(Date.now() / 1000))).toBe(true);
+    expect(verifyAsSpecSays(push!.headers['x-service-signature'] as string, push!.body, ep.secret, Math.floor(Date.now() / 1000))).toBe(
+      true,
+    );
     expect(JSON.parse(push!.body)).toEqual(event);
 
-    const log = await eventually(() => endpointLog(tenant, ep.id), (d) => d[0]?.status === 'succeeded');
-    expect(log).toEqual([expect.objectContaining({ id: delivery.id, attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, error: null })] })]);
+    const log = await eventually(
+      () => endpointLog(tenant, ep.id),
+      (d) => d[0]?.status === 'succeeded',
+    );
+    expect(log).toEqual([
+      expect.objectContaining({ id: delivery.id, attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, error: null })] }),
+    ]);
     // It is in the customer's log, like the service's other events.
     expect(await events(tenant)).toEqual([event]);
 
     // Neither the "*" endpoint, a redelivery "to every matching endpoint" nor a recovery ever pushes it elsewhere.
-    const redelivered = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event.id}/redeliver`, { key: tenant.apiKey });
+    const redelivered = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event.id}/redeliver`, {
+      key: tenant.apiKey,
+    });
     expect(redelivered.body.data.items).toEqual([]);
     const recovered = await call<{ redelivered: number }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${everything.id}/recover`, {
       key: tenant.apiKey,
@@ -109,13 +124,22 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     const ep = await endpoint(tenant, r.url, ['*']);
     const { delivery } = (await sendTest(tenant.apiKey, ep.id)).body.data;
     // TEST_DELIVERY's schedule: three pauses, so four attempts.
-    const [failed] = await eventually(() => endpointLog(tenant, ep.id), (d) => d[0]?.status === 'failed');
+    const [failed] = await eventually(
+      () => endpointLog(tenant, ep.id),
+      (d) => d[0]?.status === 'failed',
+    );
     expect(failed!.id).toBe(delivery.id);
     expect(failed!.attempts).toHaveLength(4);
     expect(failed!.attempts.every((a) => a.statusCode === 500 && a.error?.startsWith('HTTP 500'))).toBe(true);
 
     // The delivery log filters by the event's type on the server, with subscription patterns.
-    const filtered = (types: string) => call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/webhook-endpoints/${ep.id}/deliveries?types=${encodeURIComponent(types)}`, { key: tenant.apiKey });
+    const filtered = (types: string) =>
+      call<{ items: DeliveryJson[] }>(
+        stack.baseUrl,
+        'GET',
+        `/v1/webhook-endpoints/${ep.id}/deliveries?types=${encodeURIComponent(types)}`,
+        { key: tenant.apiKey },
+      );
     expect((await filtered('service.endpoint.test')).body.data.items.map((d) => d.id)).toEqual([delivery.id]);
     expect((await filtered('vplat.*,vplat.comment.created')).body.data.items).toEqual([]);
     expect((await filtered('vplat.nope')).body).toMatchObject({ code: 2001, message: expect.stringMatching(/^types/) });
@@ -127,7 +151,10 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     r.respondWith([410, 200]);
     const ep = await endpoint(tenant, r.url, ['*']);
     await sendTest(tenant.apiKey, ep.id);
-    await eventually(() => endpointLog(tenant, ep.id), (d) => d[0]?.status === 'failed');
+    await eventually(
+      () => endpointLog(tenant, ep.id),
+      (d) => d[0]?.status === 'failed',
+    );
 
     const refused = await sendTest(tenant.apiKey, ep.id);
     expect(refused.body).toMatchObject({ code: 2001, data: { field: 'id' } });
@@ -135,7 +162,10 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
 
     expect((await call(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${ep.id}/enable`, { key: tenant.apiKey })).body.code).toBe(0);
     const { delivery } = (await sendTest(tenant.apiKey, ep.id)).body.data;
-    await eventually(() => endpointLog(tenant, ep.id), (d) => d.find((x) => x.id === delivery.id)?.status === 'succeeded');
+    await eventually(
+      () => endpointLog(tenant, ep.id),
+      (d) => d.find((x) => x.id === delivery.id)?.status === 'succeeded',
+    );
   });
 
   it("answers 1005 for another customer's endpoint, 1001 without a key and 1003 on an expired plan", async () => {
@@ -167,7 +197,12 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(0);
     const printed = JSON.parse(stdout) as DeliveryJson;
-    expect(printed).toMatchObject({ endpointId: ep.id, eventType: 'service.endpoint.test', status: 'succeeded', attempts: [{ attempt: 1, statusCode: 200 }] });
+    expect(printed).toMatchObject({
+      endpointId: ep.id,
+      eventType: 'service.endpoint.test',
+      status: 'succeeded',
+      attempts: [{ attempt: 1, statusCode: 200 }],
+    });
     expect(r.pushes).toHaveLength(1);
   });
 });

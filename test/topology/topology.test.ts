@@ -11,7 +11,18 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { mp4File } from '../helpers/mp4';
 import { sha256, uploadMultipart } from '../helpers/videos';
-import { api, createEndpoint, emitPlatformEvent, isSettled, listEvents, listRecords, publishOnce, Receiver, SseFollower, type PublishRecord } from '../../drills/traffic';
+import {
+  api,
+  createEndpoint,
+  emitPlatformEvent,
+  isSettled,
+  listEvents,
+  listRecords,
+  publishOnce,
+  Receiver,
+  SseFollower,
+  type PublishRecord,
+} from '../../drills/traffic';
 
 /** Four times the usual limit, so the tests' own polling stays inside it; the burst below has its own key. */
 const RATE_LIMIT = 240;
@@ -52,7 +63,10 @@ describe('the roles as separate processes', () => {
       30_000,
     );
     expect(record).toMatchObject({ id: attempt.recordId, status: 'publish_complete', postId: expect.stringMatching(/^\d+$/) });
-    const { calls } = await topology.sandbox<{ calls: Array<{ code: number }> }>('GET', `/_sandbox/calls?path=${encodeURIComponent('/open_api/v1.3/business/video/publish/')}&openId=${seat.openId}`);
+    const { calls } = await topology.sandbox<{ calls: Array<{ code: number }> }>(
+      'GET',
+      `/_sandbox/calls?path=${encodeURIComponent('/open_api/v1.3/business/video/publish/')}&openId=${seat.openId}`,
+    );
     expect(calls.filter((c) => c.code === 0)).toHaveLength(1);
   }, 60_000);
 
@@ -65,12 +79,20 @@ describe('the roles as separate processes', () => {
     try {
       const before = [];
       for (let i = 0; i < 3; i++) before.push(await emitPlatformEvent(topology, s, 'message', `before ${i}`));
-      await until(async () => follower.received.length, (n) => n >= 3, 20_000);
+      await until(
+        async () => follower.received.length,
+        (n) => n >= 3,
+        20_000,
+      );
       expect(follower.received).toHaveLength(3);
 
       await topology.kill('gateway1', 'SIGKILL');
       for (let i = 0; i < 3; i++) await emitPlatformEvent(topology, s, 'message', `after ${i}`);
-      await until(async () => follower.received.length, (n) => n >= 6, 30_000);
+      await until(
+        async () => follower.received.length,
+        (n) => n >= 6,
+        30_000,
+      );
 
       const log = await listEvents(gw2, t.apiKey);
       expect(log).toHaveLength(6);
@@ -90,9 +112,17 @@ describe('the roles as separate processes', () => {
     try {
       await createEndpoint(gw2, t.apiKey, receiver.url);
       for (let i = 0; i < 4; i++) await emitPlatformEvent(topology, s, i % 2 ? 'comment' : 'message', `hello ${i}`);
-      const log = await until(() => listEvents(gw1, t.apiKey), (events) => events.length >= 4, 20_000);
+      const log = await until(
+        () => listEvents(gw1, t.apiKey),
+        (events) => events.length >= 4,
+        20_000,
+      );
       expect(log).toHaveLength(4);
-      await until(async () => receiver.delivered.size, (n) => n >= 4, 30_000);
+      await until(
+        async () => receiver.delivered.size,
+        (n) => n >= 4,
+        30_000,
+      );
       expect([...receiver.delivered.keys()].sort()).toEqual(log.map((e) => e.id).sort());
       // Nothing failed, so nothing was pushed twice.
       expect([...receiver.delivered.values()].every((n) => n === 1)).toBe(true);

@@ -131,7 +131,9 @@ describe('refuseUnsafeUrl', () => {
   });
 
   it('accepts a name resolving to loopback, over http, when local URLs are allowed', async () => {
-    expect(await refuseUnsafeUrl('http://localhost:3000/hook', { allowInsecure: true, resolve: resolvesTo('127.0.0.1', '::1') })).toBeUndefined();
+    expect(
+      await refuseUnsafeUrl('http://localhost:3000/hook', { allowInsecure: true, resolve: resolvesTo('127.0.0.1', '::1') }),
+    ).toBeUndefined();
   });
 
   it.each([

@@ -195,10 +195,13 @@ describe('Batcher', () => {
   it('rejects the calls of a batch whose run throws before returning a promise', async () => {
     const failure = new Error('bad parameters');
     let calls = 0;
-    const batcher = new Batcher<number, number>((inputs) => {
-      if (calls++ === 0) throw failure;
-      return Promise.resolve(double(inputs));
-    }, { maxBatch: 10, maxInFlight: 1 });
+    const batcher = new Batcher<number, number>(
+      (inputs) => {
+        if (calls++ === 0) throw failure;
+        return Promise.resolve(double(inputs));
+      },
+      { maxBatch: 10, maxInFlight: 1 },
+    );
     await expect(batcher.call(1)).rejects.toBe(failure);
     await expect(batcher.call(2)).resolves.toBe(4);
   });

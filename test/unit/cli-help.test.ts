@@ -20,7 +20,11 @@ describe('vps --help', () => {
     process.exitCode = undefined;
   });
 
-  it.each(paths(program()).filter((p) => p.at(-1) !== 'help').map((p) => [p.join(' ')]))('vps %s --help prints its usage and exits 0', async (path) => {
+  it.each(
+    paths(program())
+      .filter((p) => p.at(-1) !== 'help')
+      .map((p) => [p.join(' ')]),
+  )('vps %s --help prints its usage and exits 0', async (path) => {
     await main(['node', 'vps', ...path.split(' '), '--help']);
     expect(process.exitCode).toBe(0);
     expect(written).toMatch(new RegExp(`^Usage: vps ${path}`));

@@ -1,7 +1,18 @@
 /** How `vps` prints: tables, fields, progress lines, JSON versus tables; and the status polling loop. */
 import type { PublishStatus } from '../../core/db/schema';
 import { pollUntilTerminal } from '../../cli/commands/status';
-import { bar, cellText, formatBytes, Output, pollProgressText, ProgressLine, renderFields, renderTable, uploadProgressText, wantsJson } from '../../cli/output';
+import {
+  bar,
+  cellText,
+  formatBytes,
+  Output,
+  pollProgressText,
+  ProgressLine,
+  renderFields,
+  renderTable,
+  uploadProgressText,
+  wantsJson,
+} from '../../cli/output';
 
 /** A stream that keeps what is written, as a terminal or as a pipe. */
 function stream(isTTY: boolean) {
@@ -34,7 +45,9 @@ describe('tables', () => {
   });
 
   it('prints a record as aligned fields, nothing cut', () => {
-    expect(renderFields({ id: 'pub_1', status: 'publish_complete', postId: null })).toBe('id      pub_1\nstatus  publish_complete\npostId  -\n');
+    expect(renderFields({ id: 'pub_1', status: 'publish_complete', postId: null })).toBe(
+      'id      pub_1\nstatus  publish_complete\npostId  -\n',
+    );
   });
 });
 
@@ -119,7 +132,11 @@ describe('pollUntilTerminal', () => {
     const check = answers('submitted', 'publish_processing', 'publish_draft_inbox', 'publish_complete');
     const wait = jest.fn(async () => undefined);
     const seen: string[] = [];
-    const result = await pollUntilTerminal(check, { intervalMs: 5_000, attempts: 30 }, { wait, onAttempt: (n, s) => seen.push(`${n}:${s}`) });
+    const result = await pollUntilTerminal(
+      check,
+      { intervalMs: 5_000, attempts: 30 },
+      { wait, onAttempt: (n, s) => seen.push(`${n}:${s}`) },
+    );
     expect(result).toEqual({ last: { status: 'publish_draft_inbox' }, terminal: true });
     expect(seen).toEqual(['1:submitted', '2:publish_processing', '3:publish_draft_inbox']);
     expect(wait.mock.calls).toEqual([[5_000], [5_000]]);
@@ -139,7 +156,9 @@ describe('pollUntilTerminal', () => {
     expect(wait.mock.calls).toEqual([[7_000]]);
 
     const none = answers('publish_complete');
-    expect(await pollUntilTerminal(none, { intervalMs: 7_000, attempts: 30 }, { wait }, { status: 'service_error' as PublishStatus })).toEqual({
+    expect(
+      await pollUntilTerminal(none, { intervalMs: 7_000, attempts: 30 }, { wait }, { status: 'service_error' as PublishStatus }),
+    ).toEqual({
       last: { status: 'service_error' },
       terminal: true,
     });

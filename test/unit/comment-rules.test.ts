@@ -11,7 +11,15 @@ import {
   COMMENT_REPLY_CREATE_FIELDS,
   COMMENT_REPLY_LIST_FIELDS,
 } from '../../core/upstream/vplat/comment-fields';
-import { contentRules, firstProblem, listRules, MAX_COMMENT_TEXT, officialRequest, oneOf, required } from '../../core/services/comment.service';
+import {
+  contentRules,
+  firstProblem,
+  listRules,
+  MAX_COMMENT_TEXT,
+  officialRequest,
+  oneOf,
+  required,
+} from '../../core/services/comment.service';
 
 const problem = (rules: Parameters<typeof firstProblem>[0]) => firstProblem(rules)?.message;
 
@@ -60,7 +68,16 @@ describe('comment request rules', () => {
 
 describe('official requests from the comment field tables', () => {
   it('sends given fields under their official names, with the seat as business_id', () => {
-    const fields = { videoId: '7001', commentIds: ['1', '2'], includeReplies: true, status: '', sortField: 'likes', sortOrder: '', cursor: 20, maxCount: undefined };
+    const fields = {
+      videoId: '7001',
+      commentIds: ['1', '2'],
+      includeReplies: true,
+      status: '',
+      sortField: 'likes',
+      sortOrder: '',
+      cursor: 20,
+      maxCount: undefined,
+    };
     expect(officialRequest(COMMENT_LIST_FIELDS, fields, 'biz-1')).toEqual({
       business_id: 'biz-1',
       video_id: '7001',
@@ -72,7 +89,9 @@ describe('official requests from the comment field tables', () => {
   });
 
   it('leaves out empty strings and empty lists, so the platform applies its defaults', () => {
-    expect(officialRequest(COMMENT_REPLY_LIST_FIELDS, { videoId: 'v', commentId: 'c', status: '', sortField: '', sortOrder: '' }, 'b')).toEqual({
+    expect(
+      officialRequest(COMMENT_REPLY_LIST_FIELDS, { videoId: 'v', commentId: 'c', status: '', sortField: '', sortOrder: '' }, 'b'),
+    ).toEqual({
       business_id: 'b',
       video_id: 'v',
       comment_id: 'c',
@@ -81,20 +100,51 @@ describe('official requests from the comment field tables', () => {
   });
 
   it('maps the content and the reply fields', () => {
-    expect(officialRequest(COMMENT_REPLY_CREATE_FIELDS, { videoId: 'v', commentId: 'c', text: 'hi', imageUri: '', replyImageUrl: 'https://x/y.png' }, 'b')).toEqual({
+    expect(
+      officialRequest(
+        COMMENT_REPLY_CREATE_FIELDS,
+        { videoId: 'v', commentId: 'c', text: 'hi', imageUri: '', replyImageUrl: 'https://x/y.png' },
+        'b',
+      ),
+    ).toEqual({
       business_id: 'b',
       video_id: 'v',
       comment_id: 'c',
       text: 'hi',
       reply_image_url: 'https://x/y.png',
     });
-    expect(officialRequest(COMMENT_HIDE_FIELDS, { videoId: 'v', commentId: 'c', action: 'HIDE' }, 'b')).toEqual({ business_id: 'b', video_id: 'v', comment_id: 'c', action: 'HIDE' });
+    expect(officialRequest(COMMENT_HIDE_FIELDS, { videoId: 'v', commentId: 'c', action: 'HIDE' }, 'b')).toEqual({
+      business_id: 'b',
+      video_id: 'v',
+      comment_id: 'c',
+      action: 'HIDE',
+    });
   });
 
   it('flattens the answers: tabled names at the top, the joining rule inside comments', () => {
-    const created = { comment_id: '1', video_id: '2', user_id: 'u', unique_identifier: 'q', create_time: '1700000000', text: 'hi', parent_comment_id: '0' };
-    expect(fromOfficial(COMMENT_CREATE_FIELDS, created)).toEqual({ commentId: '1', videoId: '2', userId: 'u', uniqueIdentifier: 'q', createTime: '1700000000', text: 'hi', parentCommentId: '0' });
+    const created = {
+      comment_id: '1',
+      video_id: '2',
+      user_id: 'u',
+      unique_identifier: 'q',
+      create_time: '1700000000',
+      text: 'hi',
+      parent_comment_id: '0',
+    };
+    expect(fromOfficial(COMMENT_CREATE_FIELDS, created)).toEqual({
+      commentId: '1',
+      videoId: '2',
+      userId: 'u',
+      uniqueIdentifier: 'q',
+      createTime: '1700000000',
+      text: 'hi',
+      parentCommentId: '0',
+    });
     const page = { comments: [{ comment_id: '1', display_name: 'A', reply_list: [{ profile_image: 'p' }] }], cursor: 1, has_more: false };
-    expect(fromOfficial(COMMENT_LIST_FIELDS, page)).toEqual({ comments: [{ commentId: '1', displayName: 'A', replyList: [{ profileImage: 'p' }] }], cursor: 1, hasMore: false });
+    expect(fromOfficial(COMMENT_LIST_FIELDS, page)).toEqual({
+      comments: [{ commentId: '1', displayName: 'A', replyList: [{ profileImage: 'p' }] }],
+      cursor: 1,
+      hasMore: false,
+    });
   });
 });

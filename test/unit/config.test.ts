@@ -93,7 +93,16 @@ describe('loadConfig validation', () => {
 
     const named = err.problems.map((p) => p.split(':')[0]).sort();
     expect(named).toEqual(
-      ['DATABASE_URL', 'LOG_LEVEL', 'PORT', 'RATE_LIMIT_PER_MINUTE', 'TEMPORAL_ADDRESS', 'TEMPORAL_TLS', 'VPS_ADMIN_TOKEN', 'VPS_ENCRYPTION_KEY'].sort(),
+      [
+        'DATABASE_URL',
+        'LOG_LEVEL',
+        'PORT',
+        'RATE_LIMIT_PER_MINUTE',
+        'TEMPORAL_ADDRESS',
+        'TEMPORAL_TLS',
+        'VPS_ADMIN_TOKEN',
+        'VPS_ENCRYPTION_KEY',
+      ].sort(),
     );
   });
 

@@ -60,13 +60,16 @@ describe('console static files', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=0');
   });
 
-  it.each(['/console/', '/console/keys', '/console/events/evt_123', '/console/deliveries?endpoint=whe_1&status=failed'])('answers index.html for the console route %s', async (url) => {
-    const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(res.body).toBe(INDEX);
-  });
+  it.each(['/console/', '/console/keys', '/console/events/evt_123', '/console/deliveries?endpoint=whe_1&status=failed'])(
+    'answers index.html for the console route %s',
+    async (url) => {
+      const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(res.body).toBe(INDEX);
+    },
+  );
 
   it('redirects /console to /console/ so relative URLs resolve', async () => {
     const res = await app.inject({ method: 'GET', url: '/console' });
@@ -80,11 +83,14 @@ describe('console static files', () => {
     expect(res.json()).toMatchObject({ code: 1005 });
   });
 
-  it.each(['/console/..%2fsecret.txt', '/console/assets/..%2f..%2fsecret.txt', '/console/assets/%2e%2e/%2e%2e/secret.txt'])('never serves files outside the build: %s', async (url) => {
-    const res = await app.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(404);
-    expect(res.body).not.toContain(SECRET);
-  });
+  it.each(['/console/..%2fsecret.txt', '/console/assets/..%2f..%2fsecret.txt', '/console/assets/%2e%2e/%2e%2e/secret.txt'])(
+    'never serves files outside the build: %s',
+    async (url) => {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.body).not.toContain(SECRET);
+    },
+  );
 
   it('leaves /console/api to the API: its routes answer, unknown paths get the 404 envelope', async () => {
     const known = await app.inject({ method: 'GET', url: '/console/api/session' });
@@ -103,7 +109,10 @@ describe('console static files', () => {
   it('says the Temporal UI is unknown with null, which hides the workflow links', async () => {
     const bare = await appWith(dist, null);
     try {
-      expect((await bare.inject({ method: 'GET', url: '/console/config.json' })).json()).toEqual({ temporalUiUrl: null, temporalNamespace: 'default' });
+      expect((await bare.inject({ method: 'GET', url: '/console/config.json' })).json()).toEqual({
+        temporalUiUrl: null,
+        temporalNamespace: 'default',
+      });
     } finally {
       await bare.close();
     }

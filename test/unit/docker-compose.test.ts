@@ -24,7 +24,11 @@ interface Service {
 }
 
 function composeConfig(env: Record<string, string>) {
-  return spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: REPO, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  return spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+  });
 }
 
 /** What a service mounts: a named volume's name or a bind mount's host path. */
@@ -35,7 +39,15 @@ function volumeSources(service: Service): string[] {
 describe('docker-compose.yml', () => {
   let services: Record<string, Service>;
   beforeAll(() => {
-    services = (parse(execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: REPO, env: { PATH: process.env.PATH, ...SECRETS }, encoding: 'utf8' })) as { services: Record<string, Service> }).services;
+    services = (
+      parse(
+        execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], {
+          cwd: REPO,
+          env: { PATH: process.env.PATH, ...SECRETS },
+          encoding: 'utf8',
+        }),
+      ) as { services: Record<string, Service> }
+    ).services;
   });
 
   /** Our services, by the roles their command runs. */
@@ -52,7 +64,10 @@ describe('docker-compose.yml', () => {
 
   it('runs gateway and core together as the api, and the workers apart, beside Postgres, Temporal, its UI and MinIO', () => {
     expect(Object.keys(services).sort()).toEqual(['api', 'minio', 'minio-buckets', 'postgres', 'temporal', 'temporal-ui', 'worker']);
-    expect(Object.fromEntries(ours().map(([name, s]) => [name, [...rolesOf(s)].sort()]))).toEqual({ api: ['core', 'gateway'], worker: ['worker'] });
+    expect(Object.fromEntries(ours().map(([name, s]) => [name, [...rolesOf(s)].sort()]))).toEqual({
+      api: ['core', 'gateway'],
+      worker: ['worker'],
+    });
   });
 
   it('sets only variables the code reads, and every one its roles need', () => {
@@ -66,7 +81,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('has the public path call core in memory, and keeps core\'s Connect port inside the network', () => {
+  it("has the public path call core in memory, and keeps core's Connect port inside the network", () => {
     const api = services.api!;
     const env = api.environment!;
     // Without CORE_URL a gateway beside core calls it in this process: no hop per request.
@@ -109,7 +124,11 @@ describe('docker-compose.yml', () => {
     const minioEnv = services.minio!.environment!;
     for (const [name, s] of ours()) {
       const env = s.environment!;
-      expect({ name, store: env.MEDIA_STORE, endpoint: env.MEDIA_S3_ENDPOINT }).toEqual({ name, store: 's3', endpoint: 'http://minio:9000' });
+      expect({ name, store: env.MEDIA_STORE, endpoint: env.MEDIA_S3_ENDPOINT }).toEqual({
+        name,
+        store: 's3',
+        endpoint: 'http://minio:9000',
+      });
       expect({ name, bucket: env.MEDIA_S3_BUCKET, key: env.MEDIA_S3_ACCESS_KEY_ID, secret: env.MEDIA_S3_SECRET_ACCESS_KEY }).toEqual({
         name,
         bucket: job.environment!.MEDIA_S3_BUCKET,
@@ -120,7 +139,10 @@ describe('docker-compose.yml', () => {
       expect({ name, bucket: s.depends_on?.['minio-buckets'] }).toEqual({ name, bucket: { condition: 'service_completed_successfully' } });
     }
     // The job's shell reads the bucket and credentials from its environment, the same the roles get.
-    expect(job.environment).toMatchObject({ MEDIA_S3_ACCESS_KEY_ID: minioEnv.MINIO_ROOT_USER, MEDIA_S3_SECRET_ACCESS_KEY: minioEnv.MINIO_ROOT_PASSWORD });
+    expect(job.environment).toMatchObject({
+      MEDIA_S3_ACCESS_KEY_ID: minioEnv.MINIO_ROOT_USER,
+      MEDIA_S3_SECRET_ACCESS_KEY: minioEnv.MINIO_ROOT_PASSWORD,
+    });
     expect(script).toMatch(/--ignore-existing "\w+\/\$\$?MEDIA_S3_BUCKET"/);
   });
 

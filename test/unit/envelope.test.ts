@@ -15,7 +15,12 @@ describe('formatValidationErrors', () => {
 
   it('names a missing nested field with its parent path', () => {
     const errors = [
-      ajvError({ keyword: 'required', instancePath: '/filter', params: { missingProperty: 'status' }, message: "must have required property 'status'" }),
+      ajvError({
+        keyword: 'required',
+        instancePath: '/filter',
+        params: { missingProperty: 'status' },
+        message: "must have required property 'status'",
+      }),
     ];
 
     expect(formatValidationErrors(errors, 'body').message).toBe('filter.status: is required');
@@ -35,7 +40,11 @@ describe('formatValidationErrors', () => {
 
   it('names an unknown field', () => {
     const errors = [
-      ajvError({ keyword: 'additionalProperties', params: { additionalProperty: 'extra' }, message: 'must NOT have additional properties' }),
+      ajvError({
+        keyword: 'additionalProperties',
+        params: { additionalProperty: 'extra' },
+        message: 'must NOT have additional properties',
+      }),
     ];
 
     expect(formatValidationErrors(errors, 'body').message).toBe('extra: is not a known field');
@@ -48,7 +57,9 @@ describe('formatValidationErrors', () => {
   });
 
   it('prefixes path fields with "path parameter "', () => {
-    const errors = [ajvError({ keyword: 'pattern', instancePath: '/id', params: { pattern: '^seat_' }, message: 'must match pattern "^seat_"' })];
+    const errors = [
+      ajvError({ keyword: 'pattern', instancePath: '/id', params: { pattern: '^seat_' }, message: 'must match pattern "^seat_"' }),
+    ];
 
     expect(formatValidationErrors(errors, 'params').message).toBe('path parameter id: must match pattern "^seat_"');
   });

@@ -90,7 +90,13 @@ describe('renderConnectError of a ConnectError without our code', () => {
 
   it('renders a core that cannot be reached or is closing (Unavailable, no code of ours) as 503 with Retry-After', () => {
     const err = new ConnectError('connect ECONNREFUSED 127.0.0.1:1', Code.Unavailable);
-    expect(renderConnectError(err)).toEqual({ code: 5000, message: expect.stringMatching(/briefly unavailable/), httpStatus: 503, retryAfterSeconds: 1, data: { retryable: true } });
+    expect(renderConnectError(err)).toEqual({
+      code: 5000,
+      message: expect.stringMatching(/briefly unavailable/),
+      httpStatus: 503,
+      retryAfterSeconds: 1,
+      data: { retryable: true },
+    });
   });
 });
 
@@ -105,7 +111,11 @@ describe('logged errors', () => {
     });
     const logged = safeError(err) as Record<string, unknown>;
     expect(JSON.stringify(logged)).not.toContain('sigkey-secret-value');
-    expect(logged).toMatchObject({ type: 'DrizzleQueryError', sqlState: '22021', message: expect.stringContaining('invalid byte sequence') });
+    expect(logged).toMatchObject({
+      type: 'DrizzleQueryError',
+      sqlState: '22021',
+      message: expect.stringContaining('invalid byte sequence'),
+    });
   });
 
   it('logs other errors in full', () => {
@@ -115,7 +125,7 @@ describe('logged errors', () => {
 });
 
 describe('envelope data across Connect', () => {
-  it('carries data that echoes a caller\'s non-ASCII text', () => {
+  it("carries data that echoes a caller's non-ASCII text", () => {
     const err = new ApiError(1007, 'account: € is not bound', { data: { field: 'account', account: '€ ü 😀' } });
     expect(renderConnectError(err.toConnectError())).toMatchObject({ code: 1007, data: { field: 'account', account: '€ ü 😀' } });
   });

@@ -9,9 +9,12 @@ describe('isSubscriptionPattern', () => {
     expect(isSubscriptionPattern(type)).toBe(true);
   });
 
-  it.each(['vplat.comment.*', 'other.*', 'vplat.unknown', '', 'vplat', '**', 'VPLAT.*', 'toString', '__proto__'])('refuses %j', (pattern) => {
-    expect(isSubscriptionPattern(pattern)).toBe(false);
-  });
+  it.each(['vplat.comment.*', 'other.*', 'vplat.unknown', '', 'vplat', '**', 'VPLAT.*', 'toString', '__proto__'])(
+    'refuses %j',
+    (pattern) => {
+      expect(isSubscriptionPattern(pattern)).toBe(false);
+    },
+  );
 });
 
 describe('patternMatches', () => {

@@ -60,7 +60,10 @@ describe('in-process transport', () => {
 describe('in-process transport, server streaming', () => {
   const watch = EventService.method.watchEvents;
 
-  function streamingCore(watchEvents: (req: WatchEventsRequest, ctx: HandlerContext) => AsyncIterable<unknown>, interceptors: Interceptor[] = []): CoreHandlers {
+  function streamingCore(
+    watchEvents: (req: WatchEventsRequest, ctx: HandlerContext) => AsyncIterable<unknown>,
+    interceptors: Interceptor[] = [],
+  ): CoreHandlers {
     return { routes: (router: ConnectRouter) => void router.service(EventService, { watchEvents } as never), interceptors };
   }
 
@@ -80,12 +83,21 @@ describe('in-process transport, server streaming', () => {
       return next(req);
     };
     const transport = createInProcessTransport(
-      streamingCore(async function* (req) {
-        yield {};
-        yield { event: { id: `after-${req.afterEventId}`, type: req.types.join(',') } };
-      }, [tag]),
+      streamingCore(
+        async function* (req) {
+          yield {};
+          yield { event: { id: `after-${req.afterEventId}`, type: req.types.join(',') } };
+        },
+        [tag],
+      ),
     );
-    const res = await transport.stream(watch, undefined, undefined, { authorization: 'Bearer k' }, request({ afterEventId: 'evt_1', types: ['*'] }));
+    const res = await transport.stream(
+      watch,
+      undefined,
+      undefined,
+      { authorization: 'Bearer k' },
+      request({ afterEventId: 'evt_1', types: ['*'] }),
+    );
     const messages = [];
     for await (const m of res.message) messages.push(m);
     expect(seen).toEqual(['stream:Bearer k']);
@@ -152,16 +164,23 @@ describe('in-process transport, server streaming', () => {
 
   it("passes a handler's failure while streaming through the errors interceptor, with our code", async () => {
     const transport = createInProcessTransport(
-      streamingCore(async function* (req) {
-        if (req.types.includes('bad')) throw invalidField('types[0]', 'unknown event type or pattern "bad"');
-        yield {};
-      }, [errorsInterceptor(createLogger('silent', 'test'))]),
+      streamingCore(
+        async function* (req) {
+          if (req.types.includes('bad')) throw invalidField('types[0]', 'unknown event type or pattern "bad"');
+          yield {};
+        },
+        [errorsInterceptor(createLogger('silent', 'test'))],
+      ),
     );
     const res = await transport.stream(watch, undefined, undefined, undefined, request({ types: ['bad'] }));
     const failure = res.message[Symbol.asyncIterator]().next();
     await expect(failure).rejects.toBeInstanceOf(ConnectError);
     const err = await failure.catch((e: unknown) => e as ConnectError);
-    expect(renderConnectError(err as ConnectError)).toMatchObject({ code: 2001, httpStatus: 422, message: 'types[0]: unknown event type or pattern "bad"' });
+    expect(renderConnectError(err as ConnectError)).toMatchObject({
+      code: 2001,
+      httpStatus: 422,
+      message: 'types[0]: unknown event type or pattern "bad"',
+    });
   });
 
   it('answers Unimplemented for a streaming method the core does not serve', async () => {

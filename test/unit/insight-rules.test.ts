@@ -1,5 +1,17 @@
 import { ApiError } from '../../core/errors';
-import { businessCategory, dateRange, instant, maxCount, postIds, resolveFields, shopVideoCursor, timeRange, titleFilter, titleMatches, videoCursor } from '../../core/engagement/insight-rules';
+import {
+  businessCategory,
+  dateRange,
+  instant,
+  maxCount,
+  postIds,
+  resolveFields,
+  shopVideoCursor,
+  timeRange,
+  titleFilter,
+  titleMatches,
+  videoCursor,
+} from '../../core/engagement/insight-rules';
 import { fromOfficial } from '../../core/upstream/mapping';
 import {
   ACCOUNT_FIELDS,
@@ -11,7 +23,13 @@ import {
   VIDEO_SETTINGS_FIELDS,
 } from '../../core/upstream/vplat/insight-fields';
 import { BUSINESS_CATEGORIES } from '../../core/upstream/vplat/insights';
-import { BUSINESS_CATEGORIES as EMULATOR_CATEGORIES, DAILY_FIELDS, VIDEO_FIELDS as EMULATOR_VIDEO_FIELDS, PROFILE_FIELDS, DEMOGRAPHIC_FIELDS } from '../../sandbox/business/insight-data';
+import {
+  BUSINESS_CATEGORIES as EMULATOR_CATEGORIES,
+  DAILY_FIELDS,
+  VIDEO_FIELDS as EMULATOR_VIDEO_FIELDS,
+  PROFILE_FIELDS,
+  DEMOGRAPHIC_FIELDS,
+} from '../../sandbox/business/insight-data';
 
 function refusal(fn: () => unknown): ApiError {
   try {
@@ -51,7 +69,14 @@ describe('insight rules', () => {
       const accountOfficial = REQUESTABLE_ACCOUNT_FIELDS.map(([, o]) => o).sort();
       expect(accountOfficial).toEqual([...new Set([...PROFILE_FIELDS, ...DAILY_FIELDS, ...DEMOGRAPHIC_FIELDS])].sort());
       expect(VIDEO_FIELDS.map(([, o]) => o).sort()).toEqual([...EMULATOR_VIDEO_FIELDS].sort());
-      for (const table of [ACCOUNT_FIELDS, DAILY_METRIC_FIELDS, VIDEO_FIELDS, BENCHMARK_FIELDS, VIDEO_SETTINGS_FIELDS, REQUESTABLE_ACCOUNT_FIELDS]) {
+      for (const table of [
+        ACCOUNT_FIELDS,
+        DAILY_METRIC_FIELDS,
+        VIDEO_FIELDS,
+        BENCHMARK_FIELDS,
+        VIDEO_SETTINGS_FIELDS,
+        REQUESTABLE_ACCOUNT_FIELDS,
+      ]) {
         expect(new Set(table.map(([s]) => s)).size).toBe(table.length);
       }
       expect([...DAILY_ONLY_FIELDS]).not.toContain('followers_count');
@@ -59,7 +84,10 @@ describe('insight rules', () => {
     });
 
     it('flatten the official answer to camelCase', () => {
-      expect(fromOfficial(BENCHMARK_FIELDS, { business_category: 'BEAUTY', average_likes: 1.5 })).toEqual({ category: 'BEAUTY', averageLikes: 1.5 });
+      expect(fromOfficial(BENCHMARK_FIELDS, { business_category: 'BEAUTY', average_likes: 1.5 })).toEqual({
+        category: 'BEAUTY',
+        averageLikes: 1.5,
+      });
       expect(fromOfficial(VIDEO_SETTINGS_FIELDS, { privacy_level_options: ['SELF_ONLY'], max_video_post_duration_sec: 600 })).toEqual({
         privacyLevelOptions: ['SELF_ONLY'],
         maxVideoPostDurationSec: 600,
@@ -69,7 +97,11 @@ describe('insight rules', () => {
 
   describe('fields', () => {
     it('takes service or official names, dropping duplicates; none means the default', () => {
-      expect(resolveFields(['displayName', 'display_name', 'videoViews', 'audience_ages'], REQUESTABLE_ACCOUNT_FIELDS)).toEqual(['display_name', 'video_views', 'audience_ages']);
+      expect(resolveFields(['displayName', 'display_name', 'videoViews', 'audience_ages'], REQUESTABLE_ACCOUNT_FIELDS)).toEqual([
+        'display_name',
+        'video_views',
+        'audience_ages',
+      ]);
       expect(resolveFields([], VIDEO_FIELDS)).toBeUndefined();
     });
 
@@ -77,7 +109,9 @@ describe('insight rules', () => {
       const err = refusal(() => resolveFields(['likes', 'nope'], VIDEO_FIELDS));
       expect(err.code).toBe(2001);
       expect(err.message).toMatch(/^fields: unknown field "nope"; allowed: itemId, mediaType, /);
-      expect(refusal(() => resolveFields(['likes', ''], VIDEO_FIELDS)).message).toBe('fields: a field name is empty (fields are separated by single commas)');
+      expect(refusal(() => resolveFields(['likes', ''], VIDEO_FIELDS)).message).toBe(
+        'fields: a field name is empty (fields are separated by single commas)',
+      );
     });
   });
 
@@ -114,16 +148,19 @@ describe('insight rules', () => {
     });
 
     it('videoIds are post ids, at most 20; record ids are 1005 naming their kind', () => {
-      expect(postIds([' 7000000000000128000', '7000000000000128000', '7000000000000256000'])).toEqual(['7000000000000128000', '7000000000000256000']);
+      expect(postIds([' 7000000000000128000', '7000000000000128000', '7000000000000256000'])).toEqual([
+        '7000000000000128000',
+        '7000000000000256000',
+      ]);
       expect(refusal(() => postIds(['abc'])).code).toBe(2001);
       expect(refusal(() => postIds(Array.from({ length: 21 }, (_, i) => String(i)))).message).toBe('videoIds: at most 20 post ids');
       const wrong = refusal(() => postIds(['pub_123']));
-      expect([wrong.code, wrong.message]).toEqual([1005, 'videoIds: pub_123 is a publish record id; pass the record\'s postId']);
+      expect([wrong.code, wrong.message]).toEqual([1005, "videoIds: pub_123 is a publish record id; pass the record's postId"]);
       expect(refusal(() => postIds(['vid_123'])).code).toBe(1005);
       expect(refusal(() => postIds(['1', ''])).message).toBe('videoIds: a post id is empty (ids are separated by single commas)');
     });
 
-    it('cursor is the previous page\'s nextCursor (milliseconds)', () => {
+    it("cursor is the previous page's nextCursor (milliseconds)", () => {
       expect(videoCursor('')).toBeUndefined();
       expect(videoCursor('1763000000000')).toBe(1763000000000);
       expect(refusal(() => videoCursor('abc')).code).toBe(2001);
@@ -159,7 +196,11 @@ describe('insight rules', () => {
       ['2026-11-01T09:30:00+24:00', 'is not a time of day'],
       ['0050-01-01T00:00:00Z', 'is before 1970'],
     ])('refuses %s with 2001 naming the field', (written, why) => {
-      expect(refusal(() => instant('to', written))).toMatchObject({ code: 2001, message: expect.stringContaining(`to: ${why}`), options: { data: { field: 'to' } } });
+      expect(refusal(() => instant('to', written))).toMatchObject({
+        code: 2001,
+        message: expect.stringContaining(`to: ${why}`),
+        options: { data: { field: 'to' } },
+      });
     });
 
     it('points at an offset whose "+" arrived as a space', () => {
@@ -169,7 +210,10 @@ describe('insight rules', () => {
     it('takes either end of the range open, and refuses an empty range naming to', () => {
       expect(timeRange('', '')).toEqual({});
       expect(timeRange('2026-11-01T00:00:00Z', '')).toEqual({ from: new Date('2026-11-01T00:00:00Z') });
-      expect(refusal(() => timeRange('2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z'))).toMatchObject({ code: 2001, options: { data: { field: 'to' } } });
+      expect(refusal(() => timeRange('2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z'))).toMatchObject({
+        code: 2001,
+        options: { data: { field: 'to' } },
+      });
     });
 
     it('takes only a publish record id as cursor', () => {

@@ -5,7 +5,14 @@ describe('field mapping', () => {
   it('builds the official video publish body from the spec table', () => {
     const body = toOfficial(
       VIDEO_PUBLISH_FIELDS,
-      { videoUrl: 'https://v.example/a.mp4', caption: 'hi', isBrandOrganic: true, isBrandedContent: false, disableDuet: true, thumbnailOffset: 1500 },
+      {
+        videoUrl: 'https://v.example/a.mp4',
+        caption: 'hi',
+        isBrandOrganic: true,
+        isBrandedContent: false,
+        disableDuet: true,
+        thumbnailOffset: 1500,
+      },
       { business_id: 'b1' },
     );
     expect(body).toEqual({
@@ -16,7 +23,9 @@ describe('field mapping', () => {
   });
 
   it('maps the shop publish fields into video_info and product_link_info', () => {
-    expect(toOfficial(SHOP_PUBLISH_FIELDS, { fileId: 'f', title: 't', productId: 'p', productTitle: 'Anchor', musicId: undefined })).toEqual({
+    expect(
+      toOfficial(SHOP_PUBLISH_FIELDS, { fileId: 'f', title: 't', productId: 'p', productTitle: 'Anchor', musicId: undefined }),
+    ).toEqual({
       video_info: { file_id: 'f', title: 't' },
       product_link_info: { product_id: 'p', title: 'Anchor' },
     });

@@ -2,12 +2,20 @@ import { create } from '@bufbuild/protobuf';
 import { SendMessageRequestSchema, TemplateButtonSchema } from '../../gen/vps/engagement/v1/message_pb';
 import type { BoundSeat } from '../../core/publishing/seats';
 import { ApiError } from '../../core/errors';
-import { autoMessageContent, checkMessageImage, MESSAGE_MEDIA_MAX_BYTES, sendBody, sendKindOf, sentEventData } from '../../core/engagement/message-rules';
+import {
+  autoMessageContent,
+  checkMessageImage,
+  MESSAGE_MEDIA_MAX_BYTES,
+  sendBody,
+  sendKindOf,
+  sentEventData,
+} from '../../core/engagement/message-rules';
 import { fromOfficial, toOfficial } from '../../core/upstream/mapping';
 import * as tables from '../../core/upstream/vplat/message-fields';
 import { jpeg, png } from '../helpers/images';
 
-const request = (fields: Record<string, unknown>) => create(SendMessageRequestSchema, { account: 'acct', conversationId: 'c+1', ...fields });
+const request = (fields: Record<string, unknown>) =>
+  create(SendMessageRequestSchema, { account: 'acct', conversationId: 'c+1', ...fields });
 
 function refusal(fn: () => unknown): ApiError {
   try {
@@ -44,12 +52,17 @@ describe('message send rules', () => {
   it('refuses no content, naming every content field', () => {
     const err = refusal(() => sendKindOf(request({})));
     expect(err.code).toBe(2001);
-    expect(err.options.data).toMatchObject({ field: 'content', fields: ['text', 'imageMediaId', 'sharePostItemId', 'templateType', 'templateTitle', 'templateButtons', 'senderAction'] });
+    expect(err.options.data).toMatchObject({
+      field: 'content',
+      fields: ['text', 'imageMediaId', 'sharePostItemId', 'templateType', 'templateTitle', 'templateButtons', 'senderAction'],
+    });
   });
 
   it('refuses two kinds, naming the fields given', () => {
     const err = refusal(() => sendKindOf(request({ imageMediaId: 'm', templateButtons: [create(TemplateButtonSchema, { title: 'x' })] })));
-    expect(err.message).toMatch(/^imageMediaId, templateButtons: give exactly one kind of content \(image and QA card were given together\)/);
+    expect(err.message).toMatch(
+      /^imageMediaId, templateButtons: give exactly one kind of content \(image and QA card were given together\)/,
+    );
   });
 
   it('counts the parts of a QA card as one kind, and wants all three', () => {
@@ -71,7 +84,9 @@ describe('message send rules', () => {
   });
 
   it('refuses a quote with anything but text', () => {
-    expect(refusal(() => sendKindOf(request({ senderAction: 'TYPING', referencedMessageId: 'm' }))).message).toMatch(/^referencedMessageId: /);
+    expect(refusal(() => sendKindOf(request({ senderAction: 'TYPING', referencedMessageId: 'm' }))).message).toMatch(
+      /^referencedMessageId: /,
+    );
   });
 
   it('describes a sent message with im_send_msg field names', () => {
@@ -103,16 +118,30 @@ describe('message images', () => {
 
 describe('auto message content', () => {
   it('takes the fields of its type only', () => {
-    expect(autoMessageContent('CHAT_PROMPT', { chatPromptTitle: 'T', chatPromptContent: 'C' })).toEqual({ chatPromptTitle: 'T', chatPromptContent: 'C' });
-    expect(refusal(() => autoMessageContent('CHAT_PROMPT', { chatPromptTitle: 'T', chatPromptContent: 'C', welcomeMessageContent: 'W' })).message).toMatch(
-      /^welcomeMessageContent: goes only with autoMessageType WELCOME_MESSAGE/,
+    expect(autoMessageContent('CHAT_PROMPT', { chatPromptTitle: 'T', chatPromptContent: 'C' })).toEqual({
+      chatPromptTitle: 'T',
+      chatPromptContent: 'C',
+    });
+    expect(
+      refusal(() => autoMessageContent('CHAT_PROMPT', { chatPromptTitle: 'T', chatPromptContent: 'C', welcomeMessageContent: 'W' }))
+        .message,
+    ).toMatch(/^welcomeMessageContent: goes only with autoMessageType WELCOME_MESSAGE/);
+    expect(refusal(() => autoMessageContent('WELCOME_MESSAGE', { welcomeMessageContent: '  ' })).message).toMatch(
+      /^welcomeMessageContent: is required/,
     );
-    expect(refusal(() => autoMessageContent('WELCOME_MESSAGE', { welcomeMessageContent: '  ' })).message).toMatch(/^welcomeMessageContent: is required/);
-    expect(refusal(() => autoMessageContent('CHAT_PROMPT', { chatPromptTitle: 'x'.repeat(19), chatPromptContent: 'C' })).message).toMatch(/at most 18/);
+    expect(refusal(() => autoMessageContent('CHAT_PROMPT', { chatPromptTitle: 'x'.repeat(19), chatPromptContent: 'C' })).message).toMatch(
+      /at most 18/,
+    );
   });
 
   it('maps create bodies and answers through the tables', () => {
-    expect(toOfficial(tables.AUTO_MESSAGE_CREATE_BODY, { autoMessageType: 'SUGGESTED_QUESTION', suggestedQuestionQuestion: 'Q', suggestedQuestionAnswer: 'A' }, { business_id: 'b' })).toEqual({
+    expect(
+      toOfficial(
+        tables.AUTO_MESSAGE_CREATE_BODY,
+        { autoMessageType: 'SUGGESTED_QUESTION', suggestedQuestionQuestion: 'Q', suggestedQuestionAnswer: 'A' },
+        { business_id: 'b' },
+      ),
+    ).toEqual({
       business_id: 'b',
       auto_message_type: 'SUGGESTED_QUESTION',
       suggested_question: { question: 'Q', answer: 'A' },
@@ -122,17 +151,27 @@ describe('auto message content', () => {
       fromOfficial(tables.AUTO_MESSAGE_GET_ANSWER, {
         business_id: 'b',
         operation_status: 'ENABLE',
-        auto_messages: [{ auto_message_id: 'a1', auto_message_type: 'CHAT_PROMPT', audit_status: 'APPROVED', chat_prompt: { title: 'T', content: 'C' } }],
+        auto_messages: [
+          { auto_message_id: 'a1', auto_message_type: 'CHAT_PROMPT', audit_status: 'APPROVED', chat_prompt: { title: 'T', content: 'C' } },
+        ],
       }),
     ).toEqual({
-      items: [{ autoMessageId: 'a1', autoMessageType: 'CHAT_PROMPT', auditStatus: 'APPROVED', chatPromptTitle: 'T', chatPromptContent: 'C' }],
+      items: [
+        { autoMessageId: 'a1', autoMessageType: 'CHAT_PROMPT', auditStatus: 'APPROVED', chatPromptTitle: 'T', chatPromptContent: 'C' },
+      ],
       operationStatus: 'ENABLE',
       businessId: 'b',
     });
   });
 
   it('answers lists as items', () => {
-    expect(fromOfficial(tables.CONVERSATION_LIST_ANSWER, { conversations: [{ conversation_id: 'c', update_time: 1 }], has_more: false, cursor: 1 })).toEqual({
+    expect(
+      fromOfficial(tables.CONVERSATION_LIST_ANSWER, {
+        conversations: [{ conversation_id: 'c', update_time: 1 }],
+        has_more: false,
+        cursor: 1,
+      }),
+    ).toEqual({
       items: [{ conversationId: 'c', updateTime: 1 }],
       hasMore: false,
       cursor: 1,

@@ -18,7 +18,11 @@ describe('official events', () => {
     ['set_to_public', 'vplat.comment.visibility_changed'],
   ])('maps comment.update %s to %s', (action, type) => {
     const content = { comment_id: 1, comment_action: action, comment_type: 'comment', timestamp: 1_800_000_000_123 };
-    expect(normalizeOfficial(webhook('comment.update', content), content)).toMatchObject({ type, event: 'comment.update', occurredAt: new Date(1_800_000_000_123) });
+    expect(normalizeOfficial(webhook('comment.update', content), content)).toMatchObject({
+      type,
+      event: 'comment.update',
+      occurredAt: new Date(1_800_000_000_123),
+    });
   });
 
   it('gives a top-level comment parent_comment_id 0 and keeps a reply’s parent', () => {
@@ -56,8 +60,14 @@ describe('official events', () => {
   });
 
   it('keeps an event whose text Postgres cannot hold, with U+FFFD for each NUL and half surrogate pair', () => {
-    const content = parseJsonLossless('{"comment_action":"insert","text":"a\\u0000b \\ud83d!","n\\u0000":["\\udc00"]}') as Record<string, unknown>;
-    expect(normalizeOfficial(webhook('comment.update', content), content)!.data).toMatchObject({ text: 'a\ufffdb \ufffd!', 'n\ufffd': ['\ufffd'] });
+    const content = parseJsonLossless('{"comment_action":"insert","text":"a\\u0000b \\ud83d!","n\\u0000":["\\udc00"]}') as Record<
+      string,
+      unknown
+    >;
+    expect(normalizeOfficial(webhook('comment.update', content), content)!.data).toMatchObject({
+      text: 'a\ufffdb \ufffd!',
+      'n\ufffd': ['\ufffd'],
+    });
     // A whole pair is a character, and stays.
     const emoji = { comment_action: 'insert', text: 'ok \ud83d\ude00' };
     expect(normalizeOfficial(webhook('comment.update', emoji), emoji)!.data.text).toBe('ok \ud83d\ude00');
@@ -73,7 +83,9 @@ describe('official events', () => {
     const fits = { comment_action: 'insert', a: nest(MAX_CONTENT_DEPTH - 1) };
     expect(normalizeOfficial(webhook('comment.update', fits), fits)).toBeDefined();
     const deep = { comment_action: 'insert', a: nest(MAX_CONTENT_DEPTH) };
-    expect(() => normalizeOfficial(webhook('comment.update', deep), deep)).toThrow(expect.objectContaining({ code: 2001, message: expect.stringContaining('content') }));
+    expect(() => normalizeOfficial(webhook('comment.update', deep), deep)).toThrow(
+      expect.objectContaining({ code: 2001, message: expect.stringContaining('content') }),
+    );
   });
 
   it('takes the time from the content, else the envelope, else the moment it was received, skipping what is no time', () => {

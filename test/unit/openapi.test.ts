@@ -62,7 +62,11 @@ function registeredRoutes(app: FastifyInstance): string[] {
     parents[depth] = path;
     parents.length = depth + 1;
     // HEAD is Fastify's automatic twin of each GET, not a route of ours.
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter((s) => s && s !== 'HEAD')) routes.push(`${method} ${path}`);
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && s !== 'HEAD'))
+      routes.push(`${method} ${path}`);
   }
   return routes;
 }
@@ -91,7 +95,12 @@ describe('the OpenAPI document', () => {
 
   beforeAll(async () => {
     // Routes reach core only when called: documenting them needs no core behind the transport.
-    app = await buildApp({ transport: {} as Transport, logger: createLogger('silent', 'test'), media: new FolderMediaStore(os.tmpdir()), maxUploadBytes: 1024 });
+    app = await buildApp({
+      transport: {} as Transport,
+      logger: createLogger('silent', 'test'),
+      media: new FolderMediaStore(os.tmpdir()),
+      maxUploadBytes: 1024,
+    });
     await app.ready();
     const res = await app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
@@ -121,15 +130,26 @@ describe('the OpenAPI document', () => {
       expect(op.security).toEqual([{ apiKey: [] }]);
       expect(op.responses['200']?.content).toBeDefined();
     }
-    expect(operation('GET /v1/seats').responses['200']!.content!['application/json']!.schema.properties!.code).toEqual({ type: 'number', enum: [0] });
+    expect(operation('GET /v1/seats').responses['200']!.content!['application/json']!.schema.properties!.code).toEqual({
+      type: 'number',
+      enum: [0],
+    });
   });
 
   it('documents the parameters and body of every RPC route from its schema', () => {
     for (const route of [...v1Routes, ...videoRoutes] as RpcRoute[]) {
       const op = operation(`${route.method} /v1${route.url}`);
-      const names = (where: string) => (op.parameters ?? []).filter((p) => p.in === where).map((p) => p.name).sort();
+      const names = (where: string) =>
+        (op.parameters ?? [])
+          .filter((p) => p.in === where)
+          .map((p) => p.name)
+          .sort();
       const props = (schema: unknown) => Object.keys((schema as Schema | undefined)?.properties ?? {}).sort();
-      expect({ route: route.url, path: names('path'), query: names('query') }).toEqual({ route: route.url, path: props(route.schema.params), query: props(route.schema.querystring) });
+      expect({ route: route.url, path: names('path'), query: names('query') }).toEqual({
+        route: route.url,
+        path: props(route.schema.params),
+        query: props(route.schema.querystring),
+      });
       const body = op.requestBody?.content['application/json']?.schema;
       expect({ route: route.url, body: props(body) }).toEqual({ route: route.url, body: props(route.schema.body) });
     }
@@ -137,10 +157,17 @@ describe('the OpenAPI document', () => {
 
   it('documents the multipart uploads and the event stream', () => {
     expect(Object.keys(operation('POST /v1/videos').requestBody!.content).sort()).toEqual(['application/json', 'multipart/form-data']);
-    expect(operation('POST /v1/videos').requestBody!.content['multipart/form-data']!.schema.properties!.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(operation('POST /v1/videos').requestBody!.content['multipart/form-data']!.schema.properties!.file).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
     expect(Object.keys(operation('POST /v1/photos').requestBody!.content)).toEqual(['multipart/form-data']);
     expect(Object.keys(operation('GET /v1/events/stream').responses['200']!.content!)).toEqual(['text/event-stream']);
-    expect(operation('GET /v1/events/stream').parameters!.map((p) => p.name).sort()).toEqual(['lastEventId', 'types']);
+    expect(
+      operation('GET /v1/events/stream')
+        .parameters!.map((p) => p.name)
+        .sort(),
+    ).toEqual(['lastEventId', 'types']);
   });
 
   it('documents the error codes every route, every input route and every write can give', () => {
@@ -161,8 +188,12 @@ describe('the OpenAPI document', () => {
     expect(documentedCodes(operation('GET /v1/seats'))).toEqual([1001, 1002, 2002, 5000]);
     expect(documentedCodes(operation('DELETE /v1/videos/:id'))).toEqual([1001, 1002, 1003, 1005, 2001, 2002, 5000]);
     expect(documentedCodes(operation('GET /v1/webhook-endpoints'))).toEqual([1001, 1002, 2002, 5000]);
-    expect(documentedCodes(operation('POST /v1/vplat/v1.3/business/video/publish'))).toEqual([1001, 1002, 1003, 1005, 1007, 2001, 2002, 3001, 3002, 5000]);
-    expect(documentedCodes(operation('GET /v1/vplat/v1.3/business/publish/status'))).toEqual([1001, 1002, 1005, 1007, 2001, 2002, 3001, 3002, 5000]);
+    expect(documentedCodes(operation('POST /v1/vplat/v1.3/business/video/publish'))).toEqual([
+      1001, 1002, 1003, 1005, 1007, 2001, 2002, 3001, 3002, 5000,
+    ]);
+    expect(documentedCodes(operation('GET /v1/vplat/v1.3/business/publish/status'))).toEqual([
+      1001, 1002, 1005, 1007, 2001, 2002, 3001, 3002, 5000,
+    ]);
     // Read from the database only: the platform is not called while the caller waits.
     expect(documentedCodes(operation('GET /v1/publish/records'))).not.toContain(3001);
   });

@@ -68,7 +68,12 @@ describe('precheckStatusOf', () => {
 
 describe('issues and reasons', () => {
   it('flattens both dimensions into one list, each issue tagged', () => {
-    expect(flattenIssues({ violation: [{ risk: 'Misleading Content', suggestions: 'Show it as it is' }], quality: [{ code: 'LOW_RESOLUTION', suggestions: '720p' }] })).toEqual([
+    expect(
+      flattenIssues({
+        violation: [{ risk: 'Misleading Content', suggestions: 'Show it as it is' }],
+        quality: [{ code: 'LOW_RESOLUTION', suggestions: '720p' }],
+      }),
+    ).toEqual([
       { dimension: 'violation', risk: 'Misleading Content', suggestions: 'Show it as it is' },
       { dimension: 'quality', code: 'LOW_RESOLUTION', suggestions: '720p' },
     ]);

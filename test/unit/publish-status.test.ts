@@ -2,7 +2,13 @@
 import type { PublishRecordRow } from '../../core/db/repositories/publish-records';
 import { captionProblem, mentionCount } from '../../core/publishing/caption';
 import { changeFromOfficial } from '../../core/publishing/records';
-import { categoryOfFailureClass, categoryOfOfficialReason, failReason, isTerminal, normalizeOfficialStatus } from '../../core/publishing/status';
+import {
+  categoryOfFailureClass,
+  categoryOfOfficialReason,
+  failReason,
+  isTerminal,
+  normalizeOfficialStatus,
+} from '../../core/publishing/status';
 
 describe('normalizeOfficialStatus', () => {
   it.each([
@@ -67,12 +73,17 @@ describe('changeFromOfficial', () => {
   });
 
   it('takes the first post id with completion, and a late post id as a change of its own', () => {
-    expect(changeFromOfficial(record, { status: 'PUBLISH_COMPLETE', post_ids: [] })).toMatchObject({ status: 'publish_complete', postId: null });
+    expect(changeFromOfficial(record, { status: 'PUBLISH_COMPLETE', post_ids: [] })).toMatchObject({
+      status: 'publish_complete',
+      postId: null,
+    });
     const complete = { ...record, status: 'publish_complete', officialStatus: 'PUBLISH_COMPLETE' } as PublishRecordRow;
-    expect(changeFromOfficial(complete, { status: 'PUBLISH_COMPLETE', post_ids: ['7000000000000000001'] })).toMatchObject({ postId: '7000000000000000001' });
+    expect(changeFromOfficial(complete, { status: 'PUBLISH_COMPLETE', post_ids: ['7000000000000000001'] })).toMatchObject({
+      postId: '7000000000000000001',
+    });
   });
 
-  it('keeps the platform\'s reason of a failure, with its category', () => {
+  it("keeps the platform's reason of a failure, with its category", () => {
     expect(changeFromOfficial(record, { status: 'FAILED', reason: 'duration_check_failed' })).toMatchObject({
       status: 'publish_failed',
       reason: 'duration_check_failed',

@@ -2,7 +2,10 @@ import { mergeReports, probe, runProbes } from '../../core/observability/readine
 
 describe('readiness', () => {
   it('is ready when every gating dependency answers, whatever the others do', async () => {
-    const report = await runProbes([probe('postgres', true, async () => 1), probe('temporal', false, async () => Promise.reject(new Error('connection refused')))]);
+    const report = await runProbes([
+      probe('postgres', true, async () => 1),
+      probe('temporal', false, async () => Promise.reject(new Error('connection refused'))),
+    ]);
     expect(report.ready).toBe(true);
     expect(report.checks).toEqual([
       expect.objectContaining({ name: 'postgres', ok: true, gatesReadiness: true }),
@@ -12,7 +15,10 @@ describe('readiness', () => {
 
   it('counts a probe slower than its timeout as down', async () => {
     const report = await runProbes([probe('postgres', true, () => new Promise(() => undefined), 20)]);
-    expect(report).toEqual({ ready: false, checks: [expect.objectContaining({ name: 'postgres', ok: false, error: 'no answer within 20 ms' })] });
+    expect(report).toEqual({
+      ready: false,
+      checks: [expect.objectContaining({ name: 'postgres', ok: false, error: 'no answer within 20 ms' })],
+    });
   });
 
   it('merges the roles of one process: ready only if each is, each dependency listed once and failed if any probe of it failed', () => {

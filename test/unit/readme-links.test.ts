@@ -75,7 +75,8 @@ function linksOf(file: string, text: string): Link[] {
   const lineAt = (index: number) => prose.slice(0, index).split('\n').length;
   const links: Link[] = [];
   // Inline links and images: [text](target) or [text](target "title"); <target> form too.
-  const inline = /!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^>]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
+  const inline =
+    /!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^>]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
   for (const match of prose.matchAll(inline)) {
     links.push({ file, line: lineAt(match.index!), text: match[1]!, target: match[2]!.replace(/^<|>$/g, '') });
   }
@@ -140,7 +141,10 @@ function problemOf(link: Link): string | null {
   const rawPath = hash === -1 ? target : target.slice(0, hash);
   const anchor = hash === -1 ? null : decodeURIComponent(target.slice(hash + 1));
   const fileDir = path.dirname(path.join(REPO, link.file));
-  const absolute = rawPath === '' ? path.join(REPO, link.file) : path.resolve(rawPath.startsWith('/') ? REPO : fileDir, decodeURIComponent(rawPath.replace(/^\//, '')));
+  const absolute =
+    rawPath === ''
+      ? path.join(REPO, link.file)
+      : path.resolve(rawPath.startsWith('/') ? REPO : fileDir, decodeURIComponent(rawPath.replace(/^\//, '')));
   if (path.relative(REPO, absolute).startsWith('..')) return 'leads outside the repository';
   if (!existsSync(absolute)) return 'no such file or folder';
   if (anchor === null || anchor === '') return null;

@@ -62,7 +62,7 @@ async function parse(contentType: string, body: AsyncIterable<Uint8Array>): Prom
 describe('multipartBody', () => {
   const bytes = Buffer.from(Array.from({ length: 600 * 1024 }, (_, i) => i % 251));
 
-  it('sends the text fields first, then the file, as a form the gateway\'s parser reads back', async () => {
+  it("sends the text fields first, then the file, as a form the gateway's parser reads back", async () => {
     const body = multipartBody({ seatId: 'seat_1', account: undefined, count: 3 }, { bytes, name: 'clip.mp4', contentType: 'video/mp4' });
     const form = await parse(body.contentType, body.body);
     expect(form.order).toEqual(['seatId', 'count', 'file']);

@@ -26,7 +26,8 @@ interface Entry {
 function entries(tree: object, prefix = ''): Entry[] {
   return Object.entries(tree).flatMap(([name, value]: [string, unknown]) => {
     const endpoint = value as Endpoint;
-    if (typeof endpoint.method === 'string' && typeof endpoint.path === 'string') return [{ name: `${prefix}${name}`, key: `${endpoint.method} ${endpoint.path}`, endpoint }];
+    if (typeof endpoint.method === 'string' && typeof endpoint.path === 'string')
+      return [{ name: `${prefix}${name}`, key: `${endpoint.method} ${endpoint.path}`, endpoint }];
     return entries(value as object, `${prefix}${name}.`);
   });
 }
@@ -46,7 +47,11 @@ function registeredRoutes(app: FastifyInstance): string[] {
     parents[depth] = path;
     parents.length = depth + 1;
     // HEAD is Fastify's automatic twin of each GET, not a route of ours.
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter((s) => s && s !== 'HEAD')) routes.push(`${method} ${path}`);
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && s !== 'HEAD'))
+      routes.push(`${method} ${path}`);
   }
   return routes;
 }
@@ -58,7 +63,12 @@ describe('the SDK endpoint table', () => {
 
   beforeAll(async () => {
     // Routes reach core only when called: registering them needs no core behind the transport.
-    app = await buildApp({ transport: {} as Transport, logger: createLogger('silent', 'test'), media: new FolderMediaStore(os.tmpdir()), maxUploadBytes: 1024 });
+    app = await buildApp({
+      transport: {} as Transport,
+      logger: createLogger('silent', 'test'),
+      media: new FolderMediaStore(os.tmpdir()),
+      maxUploadBytes: 1024,
+    });
     await app.ready();
     routes = registeredRoutes(app).filter((r) => r.split(' ')[1]!.startsWith('/v1/'));
   });
@@ -66,7 +76,14 @@ describe('the SDK endpoint table', () => {
 
   it('reads the registered routes (the check below is not vacuous)', () => {
     expect(routes.length).toBeGreaterThan(50);
-    expect(routes).toEqual(expect.arrayContaining(['GET /v1/seats', 'DELETE /v1/videos/:id', 'POST /v1/vplat/v1.3/business/message/auto_message/status/update', ...OUTSIDE_THE_TABLE]));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'GET /v1/seats',
+        'DELETE /v1/videos/:id',
+        'POST /v1/vplat/v1.3/business/message/auto_message/status/update',
+        ...OUTSIDE_THE_TABLE,
+      ]),
+    );
   });
 
   it('has exactly one entry for every /v1 route but the event stream', () => {
@@ -79,7 +96,12 @@ describe('the SDK endpoint table', () => {
   it('has one upload entry and one JSON entry for the route that takes both', () => {
     for (const route of TWO_BODIES) {
       expect(routes).toContain(route);
-      expect(table.filter((e) => e.key === route).map((e) => !!e.endpoint.upload).sort()).toEqual([false, true]);
+      expect(
+        table
+          .filter((e) => e.key === route)
+          .map((e) => !!e.endpoint.upload)
+          .sort(),
+      ).toEqual([false, true]);
     }
   });
 
@@ -89,7 +111,12 @@ describe('the SDK endpoint table', () => {
   });
 
   it('marks the multipart routes as uploads, and only the shop publish checks for an earlier attempt', () => {
-    expect(table.filter((e) => e.endpoint.upload).map((e) => e.key).sort()).toEqual(['POST /v1/photos', 'POST /v1/videos', 'POST /v1/vplat/v1.3/business/message/media/upload']);
+    expect(
+      table
+        .filter((e) => e.endpoint.upload)
+        .map((e) => e.key)
+        .sort(),
+    ).toEqual(['POST /v1/photos', 'POST /v1/videos', 'POST /v1/vplat/v1.3/business/message/media/upload']);
     expect(table.filter((e) => e.endpoint.checkEarlierAttempt).map((e) => e.name)).toEqual(['publish.shop']);
   });
 });

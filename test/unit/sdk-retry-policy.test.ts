@@ -9,7 +9,8 @@ import { VpsApiError, VpsNetworkError } from '../../sdk/errors';
 
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 10_000 };
 const fresh = (): RetryCounts => ({ rateLimited: 0, transient: 0 });
-const apiError = (code: number, data: Record<string, unknown> = {}, retryAfterSeconds?: number) => new VpsApiError(code, `code ${code}`, 500, data, retryAfterSeconds, undefined);
+const apiError = (code: number, data: Record<string, unknown> = {}, retryAfterSeconds?: number) =>
+  new VpsApiError(code, `code ${code}`, 500, data, retryAfterSeconds, undefined);
 
 /** Decides and counts, as the client does, until the policy stops: the delays it asked for. */
 function delaysUntilStop(err: unknown, random = () => 1): number[] {
@@ -25,7 +26,7 @@ function delaysUntilStop(err: unknown, random = () => 1): number[] {
 }
 
 describe('decideRetry', () => {
-  it('has the spec\'s defaults: 3 retries of each kind', () => {
+  it("has the spec's defaults: 3 retries of each kind", () => {
     expect(DEFAULT_RETRY_POLICY).toMatchObject({ maxRateLimitRetries: 3, maxTransientRetries: 3 });
   });
 
@@ -36,7 +37,10 @@ describe('decideRetry', () => {
   });
 
   it('does not wait for a Retry-After longer than the client is willing to', () => {
-    expect(decideRetry(apiError(2002, {}, 11), fresh(), policy)).toMatchObject({ retry: false, why: expect.stringContaining('Retry-After 11 s') });
+    expect(decideRetry(apiError(2002, {}, 11), fresh(), policy)).toMatchObject({
+      retry: false,
+      why: expect.stringContaining('Retry-After 11 s'),
+    });
   });
 
   it.each([
@@ -56,7 +60,10 @@ describe('decideRetry', () => {
 
   it('keeps rate-limit and transient retries apart: each kind has its own 3', () => {
     expect(decideRetry(apiError(3002), { rateLimited: 3, transient: 0 }, policy)).toMatchObject({ retry: true, kind: 'transient' });
-    expect(decideRetry(apiError(2002, {}, 1), { rateLimited: 0, transient: 3 }, policy)).toMatchObject({ retry: true, kind: 'rateLimited' });
+    expect(decideRetry(apiError(2002, {}, 1), { rateLimited: 0, transient: 3 }, policy)).toMatchObject({
+      retry: true,
+      kind: 'rateLimited',
+    });
   });
 
   it('never retries a 3001 for the material itself (a content violation: retryable false)', () => {

@@ -74,7 +74,14 @@ describe('SealedBox', () => {
   it.each([
     ['an unknown version', (s: string) => s.replace(/^v1\./, 'v2.')],
     ['a missing part', (s: string) => s.split('.').slice(0, 3).join('.')],
-    ['an empty IV', (s: string) => s.split('.').map((p, i) => (i === 1 ? '' : p)).join('.')],
+    [
+      'an empty IV',
+      (s: string) =>
+        s
+          .split('.')
+          .map((p, i) => (i === 1 ? '' : p))
+          .join('.'),
+    ],
     ['plain text', () => 'not-a-sealed-value'],
     ['an empty string', () => ''],
   ])('refuses an unrecognised format: %s', (_label, mangle) => {

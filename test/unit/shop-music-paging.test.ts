@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { SealedBox } from '../../core/crypto/sealed-box';
-import { assemblePage, CursorRefused, decodeCursor, encodeCursor, uniqueById, type FetchOfficialPage, type MusicCursor, type MusicItem, type OfficialPage } from '../../core/shop/music-paging';
+import {
+  assemblePage,
+  CursorRefused,
+  decodeCursor,
+  encodeCursor,
+  uniqueById,
+  type FetchOfficialPage,
+  type MusicCursor,
+  type MusicItem,
+  type OfficialPage,
+} from '../../core/shop/music-paging';
 import { LIBRARY, MusicLibrary } from '../../sandbox/shop/music';
 
 /** Every page of ours until nextCursor is null, as a client would page. */
@@ -26,7 +36,12 @@ function emulatorFetch(keyword: string): { fetchPage: FetchOfficialPage; calls: 
     fetchPage: async ({ searchId, pageToken, pageSize }) => {
       calls += 1;
       const res = library.search('creator', { keyword, pageSize, ...(searchId ? { searchId } : {}), ...(pageToken ? { pageToken } : {}) });
-      return { items: res.music.map((m) => ({ ...m })), hasMore: res.has_more, nextPageToken: res.next_page_token, searchId: res.search_id };
+      return {
+        items: res.music.map((m) => ({ ...m })),
+        hasMore: res.has_more,
+        nextPageToken: res.next_page_token,
+        searchId: res.search_id,
+      };
     },
   };
 }
@@ -40,19 +55,24 @@ const items = (...ids: string[]) => ids.map((id) => ({ id, title: id }));
 
 describe('music paging', () => {
   const expectedFor = (keyword: string) =>
-    LIBRARY.filter((t) => t.commercial && (t.title.toLowerCase().includes(keyword) || t.author.toLowerCase().includes(keyword))).map((t) => t.id);
+    LIBRARY.filter((t) => t.commercial && (t.title.toLowerCase().includes(keyword) || t.author.toLowerCase().includes(keyword))).map(
+      (t) => t.id,
+    );
 
-  it.each([1, 2, 3, 5, 7, 10, 20, 50])('fills pages of %d from the emulator: no duplicates, nothing lost, null cursor at the end', async (pageSize) => {
-    for (const keyword of ['a', 'e', 'mira', 'summer']) {
-      const { fetchPage } = emulatorFetch(keyword);
-      const pages = await pageAll(fetchPage, pageSize);
-      const ids = pages.flat().map((m) => m.id);
-      expect(ids).toEqual([...new Set(ids)]);
-      expect([...ids].sort()).toEqual([...expectedFor(keyword)].sort());
-      for (const page of pages.slice(0, -1)) expect(page).toHaveLength(pageSize);
-      expect(pages.at(-1)!.length).toBeGreaterThan(0);
-    }
-  });
+  it.each([1, 2, 3, 5, 7, 10, 20, 50])(
+    'fills pages of %d from the emulator: no duplicates, nothing lost, null cursor at the end',
+    async (pageSize) => {
+      for (const keyword of ['a', 'e', 'mira', 'summer']) {
+        const { fetchPage } = emulatorFetch(keyword);
+        const pages = await pageAll(fetchPage, pageSize);
+        const ids = pages.flat().map((m) => m.id);
+        expect(ids).toEqual([...new Set(ids)]);
+        expect([...ids].sort()).toEqual([...expectedFor(keyword)].sort());
+        for (const page of pages.slice(0, -1)) expect(page).toHaveLength(pageSize);
+        expect(pages.at(-1)!.length).toBeGreaterThan(0);
+      }
+    },
+  );
 
   it('drops the repeat of the last item of our previous page, across the cursor', async () => {
     const fetchPage = scripted([
@@ -72,7 +92,11 @@ describe('music paging', () => {
     const page = await assemblePage({ pageSize: 3, fetchPage });
     expect(page.items.map((m) => m.id)).toEqual(['a', 'b', 'c']);
     expect(page.next).toMatchObject({ pageToken: null, surplus: [{ id: 'd' }] });
-    const last = await assemblePage({ pageSize: 3, cursor: page.next!, fetchPage: () => Promise.reject(new Error('no official call is needed')) });
+    const last = await assemblePage({
+      pageSize: 3,
+      cursor: page.next!,
+      fetchPage: () => Promise.reject(new Error('no official call is needed')),
+    });
     expect(last).toEqual({ items: [{ id: 'd', title: 'd' }], next: null, officialCalls: 0 });
   });
 
@@ -87,7 +111,12 @@ describe('music paging', () => {
 
   it('stops at the call budget with a short page and a cursor to carry on', async () => {
     const empty = { items: [], hasMore: true, nextPageToken: 'n' };
-    const fetchPage = scripted([{ items: items('a'), hasMore: true, nextPageToken: '1' }, empty, empty, { items: items('b', 'c'), hasMore: false, nextPageToken: '' }]);
+    const fetchPage = scripted([
+      { items: items('a'), hasMore: true, nextPageToken: '1' },
+      empty,
+      empty,
+      { items: items('b', 'c'), hasMore: false, nextPageToken: '' },
+    ]);
     const first = await assemblePage({ pageSize: 3, fetchPage, maxCalls: 3 });
     expect(first.items.map((m) => m.id)).toEqual(['a']);
     expect(first.next).toMatchObject({ searchId: 'S', pageToken: 'n', recent: ['a'] });
@@ -106,7 +135,12 @@ describe('music paging', () => {
 describe('music cursor', () => {
   const box = new SealedBox(randomBytes(32));
   const scope = { seatId: 'seat_1', keyword: 'summer', region: '', language: '' };
-  const cursor: MusicCursor = { searchId: 'search-id-of-the-shop', pageToken: '20', recent: ['1', '2'], surplus: [{ id: '3', title: 'Three' }] };
+  const cursor: MusicCursor = {
+    searchId: 'search-id-of-the-shop',
+    pageToken: '20',
+    recent: ['1', '2'],
+    surplus: [{ id: '3', title: 'Three' }],
+  };
 
   it('round-trips, opaque', () => {
     const text = encodeCursor(box, scope, cursor);
@@ -133,6 +167,7 @@ describe('music cursor', () => {
       const changed = text.slice(0, i) + (text[i] === 'A' ? 'B' : 'A') + text.slice(i + 1);
       expect(() => decodeCursor(box, scope, changed)).toThrow(CursorRefused);
     }
-    for (const garbage of ['', 'x', 'v1.a.b.c', 'v2.' + text.slice(3)]) expect(() => decodeCursor(box, scope, garbage)).toThrow(CursorRefused);
+    for (const garbage of ['', 'x', 'v1.a.b.c', 'v2.' + text.slice(3)])
+      expect(() => decodeCursor(box, scope, garbage)).toThrow(CursorRefused);
   });
 });

@@ -1,7 +1,14 @@
 import { TtlCache } from '../../core/shop/product-cache';
 import { normalizeProductQuery, productCacheKey, ProductQueryProblem } from '../../core/shop/products';
 
-const input = (over: Partial<Parameters<typeof normalizeProductQuery>[0]> = {}) => ({ keyword: '', pageSize: 0, pageToken: '', sortField: '', sortOrder: '', ...over });
+const input = (over: Partial<Parameters<typeof normalizeProductQuery>[0]> = {}) => ({
+  keyword: '',
+  pageSize: 0,
+  pageToken: '',
+  sortField: '',
+  sortOrder: '',
+  ...over,
+});
 
 describe('product query', () => {
   it('applies the shop’s defaults, so a spelled-out default shares the cache entry', () => {
@@ -12,8 +19,15 @@ describe('product query', () => {
   });
 
   it('tells keywords, pages, sorts and seats apart, keeping the keyword’s case', () => {
-    const key = (over: Partial<Parameters<typeof normalizeProductQuery>[0]>, seat = 'seat_1') => productCacheKey(seat, 'acc', normalizeProductQuery(input(over)));
-    const keys = [key({ keyword: 'Lamp' }), key({ keyword: 'lamp' }), key({ keyword: 'Lamp', pageToken: 't' }), key({ keyword: 'Lamp', sortOrder: 'ASC' }), key({ keyword: 'Lamp' }, 'seat_2')];
+    const key = (over: Partial<Parameters<typeof normalizeProductQuery>[0]>, seat = 'seat_1') =>
+      productCacheKey(seat, 'acc', normalizeProductQuery(input(over)));
+    const keys = [
+      key({ keyword: 'Lamp' }),
+      key({ keyword: 'lamp' }),
+      key({ keyword: 'Lamp', pageToken: 't' }),
+      key({ keyword: 'Lamp', sortOrder: 'ASC' }),
+      key({ keyword: 'Lamp' }, 'seat_2'),
+    ];
     expect(new Set(keys).size).toBe(keys.length);
   });
 

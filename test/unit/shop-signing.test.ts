@@ -18,7 +18,11 @@ function documentedSign(secret: string, path: string, sortedPairs: Array<[string
 function recordingClient(now = 1_700_000_000) {
   const sent: OfficialRequest[] = [];
   const http = { call: async (req: OfficialRequest) => (sent.push(req), {}) } as unknown as UpstreamHttp;
-  const client = new ShopClient(http, { baseUrl: 'http://shop.test', authBaseUrl: 'http://auth.test', appKey: 'test-key', appSecret: SECRET }, () => now);
+  const client = new ShopClient(
+    http,
+    { baseUrl: 'http://shop.test', authBaseUrl: 'http://auth.test', appKey: 'test-key', appSecret: SECRET },
+    () => now,
+  );
   return { client, sent };
 }
 
@@ -33,12 +37,17 @@ describe('signShopRequest', () => {
 
   it('follows the documented steps: sorted key+value pairs behind the path, the body, the secret on both sides', () => {
     const query = { timestamp: '1700000123', page_size: '20', app_key: 'k', title_keyword: 'mug' };
-    const expected = documentedSign(SECRET, '/affiliate_creator/202509/shop_products', [
-      ['app_key', 'k'],
-      ['page_size', '20'],
-      ['timestamp', '1700000123'],
-      ['title_keyword', 'mug'],
-    ], '');
+    const expected = documentedSign(
+      SECRET,
+      '/affiliate_creator/202509/shop_products',
+      [
+        ['app_key', 'k'],
+        ['page_size', '20'],
+        ['timestamp', '1700000123'],
+        ['title_keyword', 'mug'],
+      ],
+      '',
+    );
 
     expect(signShopRequest(SECRET, '/affiliate_creator/202509/shop_products', query)).toBe(expected);
   });
@@ -48,7 +57,19 @@ describe('signShopRequest', () => {
     const b = signShopRequest(SECRET, PATH, { z: '9', timestamp: '1', a: '0', app_key: 'k' });
 
     expect(a).toBe(b);
-    expect(a).toBe(documentedSign(SECRET, PATH, [['a', '0'], ['app_key', 'k'], ['timestamp', '1'], ['z', '9']], ''));
+    expect(a).toBe(
+      documentedSign(
+        SECRET,
+        PATH,
+        [
+          ['a', '0'],
+          ['app_key', 'k'],
+          ['timestamp', '1'],
+          ['z', '9'],
+        ],
+        '',
+      ),
+    );
   });
 
   it('leaves sign and access_token out of the signed text', () => {
@@ -61,12 +82,22 @@ describe('signShopRequest', () => {
     const query = { app_key: 'k', timestamp: '1' };
     const withBody = signShopRequest(SECRET, PATH, query, BODY);
 
-    expect(withBody).toBe(documentedSign(SECRET, PATH, [['app_key', 'k'], ['timestamp', '1']], BODY));
+    expect(withBody).toBe(
+      documentedSign(
+        SECRET,
+        PATH,
+        [
+          ['app_key', 'k'],
+          ['timestamp', '1'],
+        ],
+        BODY,
+      ),
+    );
     expect(withBody).not.toBe(signShopRequest(SECRET, PATH, query));
     expect(withBody).not.toBe(signShopRequest(SECRET, PATH, query, BODY.replace(':', ': ')));
   });
 
-  it('agrees with the emulator\'s independent implementation', () => {
+  it("agrees with the emulator's independent implementation", () => {
     const query = { app_key: 'k', timestamp: '1700000000', keyword: 'summer beat', page_size: '3', search_id: 'S1' };
 
     expect(signShopRequest(SECRET, PATH, query, BODY)).toBe(shopSignature(SECRET, PATH, query, BODY));
@@ -82,7 +113,17 @@ describe('ShopClient signing', () => {
 
     expect(req.body).toBe(BODY);
     expect(req.query).toEqual({ app_key: 'test-key', timestamp: '1700000000', sign: expect.any(String) });
-    expect(req.query!.sign).toBe(documentedSign(SECRET, PATH, [['app_key', 'test-key'], ['timestamp', '1700000000']], BODY));
+    expect(req.query!.sign).toBe(
+      documentedSign(
+        SECRET,
+        PATH,
+        [
+          ['app_key', 'test-key'],
+          ['timestamp', '1700000000'],
+        ],
+        BODY,
+      ),
+    );
     expect(req.headers).toEqual({ 'x-tts-access-token': 'tok' });
   });
 
@@ -103,6 +144,17 @@ describe('ShopClient signing', () => {
     const query = sent[0]!.query!;
 
     expect(Object.keys(query).sort()).toEqual(['app_key', 'page_size', 'sign', 'timestamp']);
-    expect(query.sign).toBe(documentedSign(SECRET, '/affiliate_creator/202509/shop_products', [['app_key', 'test-key'], ['page_size', '5'], ['timestamp', '1700000000']], ''));
+    expect(query.sign).toBe(
+      documentedSign(
+        SECRET,
+        '/affiliate_creator/202509/shop_products',
+        [
+          ['app_key', 'test-key'],
+          ['page_size', '5'],
+          ['timestamp', '1700000000'],
+        ],
+        '',
+      ),
+    );
   });
 });

@@ -9,7 +9,11 @@ const LAST_MODIFIED = 'Wed, 25 Nov 2026 10:00:00 GMT';
 
 describe('the source of a resumed fetch', () => {
   it('remembers a strong ETag, Last-Modified and the length of the response that began the file', () => {
-    expect(identityOf({ etag: ETAG, 'last-modified': LAST_MODIFIED, 'content-length': '1000' })).toEqual({ etag: ETAG, lastModified: LAST_MODIFIED, length: 1000 });
+    expect(identityOf({ etag: ETAG, 'last-modified': LAST_MODIFIED, 'content-length': '1000' })).toEqual({
+      etag: ETAG,
+      lastModified: LAST_MODIFIED,
+      length: 1000,
+    });
     // If-Range takes no weak validator; a source without either leaves the length to check.
     expect(identityOf({ etag: 'W/"weak"', 'content-length': '1000' })).toEqual({ length: 1000 });
     expect(identityOf({})).toEqual({});
@@ -29,14 +33,39 @@ describe('the source of a resumed fetch', () => {
 
   it('starts over, saying why, when the answer is not the rest of the same file', () => {
     const source = { etag: ETAG, length: 1000 };
-    expect(rangeAnswer(200, { etag: ETAG }, 500, source)).toEqual({ resumes: false, whole: true, reason: 'the source does not support range requests' });
-    expect(rangeAnswer(200, { etag: '"other"' }, 500, source)).toEqual({ resumes: false, whole: true, reason: 'the source file changed since the interrupted attempt' });
-    expect(rangeAnswer(200, { 'last-modified': 'Thu, 26 Nov 2026 10:00:00 GMT' }, 500, { lastModified: LAST_MODIFIED })).toMatchObject({ reason: 'the source file changed since the interrupted attempt' });
-    expect(rangeAnswer(206, { 'content-range': 'bytes 0-999/1000' }, 500, source)).toMatchObject({ resumes: false, whole: false, reason: expect.stringContaining('another range') });
-    expect(rangeAnswer(206, { 'content-range': 'bytes 500-1999/2000' }, 500, source)).toMatchObject({ resumes: false, whole: false, reason: "the source file's length changed from 1000 to 2000 bytes" });
+    expect(rangeAnswer(200, { etag: ETAG }, 500, source)).toEqual({
+      resumes: false,
+      whole: true,
+      reason: 'the source does not support range requests',
+    });
+    expect(rangeAnswer(200, { etag: '"other"' }, 500, source)).toEqual({
+      resumes: false,
+      whole: true,
+      reason: 'the source file changed since the interrupted attempt',
+    });
+    expect(rangeAnswer(200, { 'last-modified': 'Thu, 26 Nov 2026 10:00:00 GMT' }, 500, { lastModified: LAST_MODIFIED })).toMatchObject({
+      reason: 'the source file changed since the interrupted attempt',
+    });
+    expect(rangeAnswer(206, { 'content-range': 'bytes 0-999/1000' }, 500, source)).toMatchObject({
+      resumes: false,
+      whole: false,
+      reason: expect.stringContaining('another range'),
+    });
+    expect(rangeAnswer(206, { 'content-range': 'bytes 500-1999/2000' }, 500, source)).toMatchObject({
+      resumes: false,
+      whole: false,
+      reason: "the source file's length changed from 1000 to 2000 bytes",
+    });
     // Range honoured but not If-Range: a range of whatever file it has now.
-    expect(rangeAnswer(206, { 'content-range': 'bytes 500-999/1000', etag: '"other"' }, 500, source)).toMatchObject({ resumes: false, whole: false });
-    expect(rangeAnswer(416, {}, 500, source)).toEqual({ resumes: false, whole: false, reason: 'the source file is now shorter than the part already stored' });
+    expect(rangeAnswer(206, { 'content-range': 'bytes 500-999/1000', etag: '"other"' }, 500, source)).toMatchObject({
+      resumes: false,
+      whole: false,
+    });
+    expect(rangeAnswer(416, {}, 500, source)).toEqual({
+      resumes: false,
+      whole: false,
+      reason: 'the source file is now shorter than the part already stored',
+    });
   });
 
   it('leaves any other status to the usual answer handling', () => {
@@ -46,9 +75,19 @@ describe('the source of a resumed fetch', () => {
 
   it('resumes only from a heartbeat of the shape it writes', () => {
     const point = { offset: 5_242_880, uploadId: 'u-1', parts: 1 };
-    expect(resumeOf({ bytes: 6_000_000, resume: { point, source: { etag: ETAG, length: 9 } } })).toEqual({ point, source: { etag: ETAG, length: 9 } });
+    expect(resumeOf({ bytes: 6_000_000, resume: { point, source: { etag: ETAG, length: 9 } } })).toEqual({
+      point,
+      source: { etag: ETAG, length: 9 },
+    });
     // Heartbeats of workers before resumable fetches, none, and anything malformed.
-    for (const details of [{ bytes: 100 }, undefined, null, 'x', { resume: { point: { offset: -1 } } }, { resume: { point: { offset: 10, uploadId: 7 } } }]) {
+    for (const details of [
+      { bytes: 100 },
+      undefined,
+      null,
+      'x',
+      { resume: { point: { offset: -1 } } },
+      { resume: { point: { offset: 10, uploadId: 7 } } },
+    ]) {
       expect(resumeOf(details)).toBeUndefined();
     }
   });

@@ -17,13 +17,16 @@ describe('SseParser', () => {
     ]);
   });
 
-  it('knows the position the service announces before a customer\'s first event', () => {
+  it("knows the position the service announces before a customer's first event", () => {
     // The SDK carries the value rather than importing the service's code: the two must not drift.
     expect(LOG_START_ID).toBe(SERVICE_LOG_START_ID);
-    expect(parse(`retry: 3000\n\nid: ${SERVICE_LOG_START_ID}\n\n`)).toEqual([{ kind: 'retry', ms: 3000 }, { kind: 'position', id: LOG_START_ID }]);
+    expect(parse(`retry: 3000\n\nid: ${SERVICE_LOG_START_ID}\n\n`)).toEqual([
+      { kind: 'retry', ms: 3000 },
+      { kind: 'position', id: LOG_START_ID },
+    ]);
   });
 
-  it('reports a block with an id and no data as the stream\'s position, and a block with neither as nothing', () => {
+  it("reports a block with an id and no data as the stream's position, and a block with neither as nothing", () => {
     expect(parse('retry: 3000\n\nid: evt_0\n\nevent: ping\n\n')).toEqual([
       { kind: 'retry', ms: 3000 },
       { kind: 'position', id: 'evt_0' },
@@ -31,7 +34,9 @@ describe('SseParser', () => {
   });
 
   it('joins the data lines of one event with line feeds', () => {
-    expect(parse('data: first\ndata:second\ndata\ndata:  indented\n\n')).toEqual([{ kind: 'event', id: '', type: 'message', data: 'first\nsecond\n\n indented' }]);
+    expect(parse('data: first\ndata:second\ndata\ndata:  indented\n\n')).toEqual([
+      { kind: 'event', id: '', type: 'message', data: 'first\nsecond\n\n indented' },
+    ]);
   });
 
   it('ends lines at CRLF, LF or CR, also when a CRLF is split between chunks', () => {

@@ -30,7 +30,14 @@ describe('probeIsoFile', () => {
 
   it('reads duration, size and codec from a fast-start file', async () => {
     const { result } = await probe(mp4File({ durationMs: 12_500, width: 1080, height: 1920 }));
-    expect(result).toEqual({ durationSeconds: 12.5, width: 1080, height: 1920, videoCodec: 'avc1.64001f', audioCodec: null, fragmented: false });
+    expect(result).toEqual({
+      durationSeconds: 12.5,
+      width: 1080,
+      height: 1920,
+      videoCodec: 'avc1.64001f',
+      audioCodec: null,
+      fragmented: false,
+    });
   });
 
   it('finds a movie header after 8 MB of media data without reading the media data', async () => {

@@ -31,19 +31,44 @@ const ajv = new Ajv();
 addFormats(ajv);
 const matchesSchema = ajv.compile(ListedWebhookEndpointJson);
 
-const figures = (f: Partial<QueueFiguresRow>): QueueFiguresRow => ({ endpointId: row.id, backlog: 0, due: 0, inFlight: 0, oldestDueAt: null, nextDueAt: null, ...f });
+const figures = (f: Partial<QueueFiguresRow>): QueueFiguresRow => ({
+  endpointId: row.id,
+  backlog: 0,
+  due: 0,
+  inFlight: 0,
+  oldestDueAt: null,
+  nextDueAt: null,
+  ...f,
+});
 
 describe('webhook endpoint queue figures', () => {
   it('lists an endpoint with its backlog, what is due and in flight, and the oldest and next due times', () => {
     const json = listedWebhookEndpointJson(
-      toWebhookEndpoint(row, figures({ backlog: 5, due: 2, inFlight: 3, oldestDueAt: new Date('2026-11-22T08:00:00.000Z'), nextDueAt: new Date('2026-11-22T08:00:00.000Z') })),
+      toWebhookEndpoint(
+        row,
+        figures({
+          backlog: 5,
+          due: 2,
+          inFlight: 3,
+          oldestDueAt: new Date('2026-11-22T08:00:00.000Z'),
+          nextDueAt: new Date('2026-11-22T08:00:00.000Z'),
+        }),
+      ),
     );
-    expect(json.queue).toEqual({ backlog: 5, due: 2, inFlight: 3, oldestDueAt: '2026-11-22T08:00:00.000Z', nextDueAt: '2026-11-22T08:00:00.000Z' });
+    expect(json.queue).toEqual({
+      backlog: 5,
+      due: 2,
+      inFlight: 3,
+      oldestDueAt: '2026-11-22T08:00:00.000Z',
+      nextDueAt: '2026-11-22T08:00:00.000Z',
+    });
     expect(matchesSchema(json)).toBe(true);
   });
 
   it('shows absent times as null: retries waiting on their schedule have a next due time and no oldest due one', () => {
-    const waiting = listedWebhookEndpointJson(toWebhookEndpoint(row, figures({ backlog: 1, nextDueAt: new Date('2026-11-22T08:01:00.000Z') })));
+    const waiting = listedWebhookEndpointJson(
+      toWebhookEndpoint(row, figures({ backlog: 1, nextDueAt: new Date('2026-11-22T08:01:00.000Z') })),
+    );
     expect(waiting.queue).toEqual({ backlog: 1, due: 0, inFlight: 0, oldestDueAt: null, nextDueAt: '2026-11-22T08:01:00.000Z' });
     const empty = listedWebhookEndpointJson(toWebhookEndpoint(row, figures({})));
     expect(empty.queue).toEqual({ backlog: 0, due: 0, inFlight: 0, oldestDueAt: null, nextDueAt: null });

@@ -50,7 +50,9 @@ describe('verifyWebhookSignature', () => {
   it('refuses a header that is missing or sent twice', () => {
     expect(() => verifyWebhookSignature(BODY, undefined, SECRET, at(T))).toThrow(MissingSignatureHeaderError);
     expect(() => verifyWebhookSignature(BODY, '', SECRET, at(T))).toThrow(MissingSignatureHeaderError);
-    expect(() => verifyWebhookSignature(BODY, [`t=${T},v1=${SIGNED}`, `t=${T},v1=${SIGNED}`], SECRET, at(T))).toThrow(MalformedSignatureHeaderError);
+    expect(() => verifyWebhookSignature(BODY, [`t=${T},v1=${SIGNED}`, `t=${T},v1=${SIGNED}`], SECRET, at(T))).toThrow(
+      MalformedSignatureHeaderError,
+    );
   });
 
   it.each([
@@ -78,7 +80,9 @@ describe('verifyWebhookSignature', () => {
     expect(old).toThrow('301 s from now');
     expect(failure(() => verifyWebhookSignature(BODY, `t=${T},v1=${SIGNED}`, SECRET, at(T - 301)))).toBe('timestamp_outside_tolerance');
     expect(verifyWebhookSignature(BODY, `t=${T},v1=${SIGNED}`, SECRET, { ...at(T + 3_600), toleranceSeconds: 3_600 }).timestamp).toBe(T);
-    expect(failure(() => verifyWebhookSignature(BODY, `t=${T},v1=${SIGNED}`, SECRET, { ...at(T + 61), toleranceSeconds: 60 }))).toBe('timestamp_outside_tolerance');
+    expect(failure(() => verifyWebhookSignature(BODY, `t=${T},v1=${SIGNED}`, SECRET, { ...at(T + 61), toleranceSeconds: 60 }))).toBe(
+      'timestamp_outside_tolerance',
+    );
   });
 
   it('refuses a changed body, another secret, or another timestamp', () => {

@@ -13,7 +13,11 @@ function recordingLogger() {
       done();
     },
   });
-  return { logger: pino({ level: 'info' }, sink), lines, built: () => lines.filter((l) => l.msg.startsWith('workflow bundle built')).length };
+  return {
+    logger: pino({ level: 'info' }, sink),
+    lines,
+    built: () => lines.filter((l) => l.msg.startsWith('workflow bundle built')).length,
+  };
 }
 
 // Inside the repository (webpack finds @temporalio/workflow in its node_modules) but not under
@@ -31,7 +35,10 @@ describe('workflow bundle kept on disk', () => {
     // Beside the fixture, not in it: the folder's names are part of what a kept bundle is checked against.
     cacheDir = `${dir}-cache`;
     writeFileSync(path.join(dir, 'greeting.ts'), "export const GREETING = 'hello-one';\n");
-    writeFileSync(path.join(dir, 'index.ts'), "import { GREETING } from './greeting';\nexport async function greet(): Promise<string> { return GREETING; }\n");
+    writeFileSync(
+      path.join(dir, 'index.ts'),
+      "import { GREETING } from './greeting';\nexport async function greet(): Promise<string> { return GREETING; }\n",
+    );
     writeFileSync(path.join(dir, 'interceptors.ts'), 'export const interceptors = () => ({});\n');
     source = { workflowsPath: path.join(dir, 'index.ts'), interceptorModules: [path.join(dir, 'interceptors.ts')] };
   });

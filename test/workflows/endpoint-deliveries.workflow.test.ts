@@ -6,7 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
-import { ENDPOINT_DELIVERIES_QUERY, ENDPOINT_DELIVERIES_WAKE_SIGNAL, type DrainResult, type EndpointDeliveriesInput, type QueueFigures } from '../../workflows/shared';
+import {
+  ENDPOINT_DELIVERIES_QUERY,
+  ENDPOINT_DELIVERIES_WAKE_SIGNAL,
+  type DrainResult,
+  type EndpointDeliveriesInput,
+  type QueueFigures,
+} from '../../workflows/shared';
 
 const figures = (over: Partial<QueueFigures> = {}): QueueFigures => ({
   backlog: 0,
@@ -28,12 +34,23 @@ describe('endpointDeliveriesWorkflow', () => {
   });
 
   /** Runs the workflow with `drain` as its activity until `during` and the workflow end, and replays its history (saved as `saveAs` when recording); returns its result, the drains' times and its id. */
-  async function run(drain: (n: number) => Promise<DrainResult>, input: Partial<EndpointDeliveriesInput> = {}, during?: (workflowId: string) => Promise<void>, saveAs?: string) {
+  async function run(
+    drain: (n: number) => Promise<DrainResult>,
+    input: Partial<EndpointDeliveriesInput> = {},
+    during?: (workflowId: string) => Promise<void>,
+    saveAs?: string,
+  ) {
     const workflowId = `endpoint-deliveries-test-${randomUUID()}`;
     const drains: number[] = [];
-    const { worker, taskQueue } = await createTestWorker(env, 'queue-wf', { drainEndpointQueue: async () => (drains.push(Date.now()), drain(drains.length)) });
+    const { worker, taskQueue } = await createTestWorker(env, 'queue-wf', {
+      drainEndpointQueue: async () => (drains.push(Date.now()), drain(drains.length)),
+    });
     const result = await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start('endpointDeliveriesWorkflow', { taskQueue, workflowId, args: [{ endpointId: 'we_test', customerId: 'cus_test', ...input }] });
+      const handle = await env.client.workflow.start('endpointDeliveriesWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [{ endpointId: 'we_test', customerId: 'cus_test', ...input }],
+      });
       await during?.(workflowId);
       return handle.result() as Promise<string>;
     });
@@ -44,7 +61,9 @@ describe('endpointDeliveriesWorkflow', () => {
   it('sleeps until its next row is due, drains then, and ends when its endpoint is gone', async () => {
     const { result, drains } = await run(
       async (n) =>
-        n === 1 ? { attempted: 1, closed: false, figures: figures({ backlog: 1, nextDueAt: new Date(Date.now() + 1_500).toISOString() }) } : { attempted: 1, closed: true, figures: figures() },
+        n === 1
+          ? { attempted: 1, closed: false, figures: figures({ backlog: 1, nextDueAt: new Date(Date.now() + 1_500).toISOString() }) }
+          : { attempted: 1, closed: true, figures: figures() },
       {},
       undefined,
       'endpoint-deliveries-closed',
@@ -77,12 +96,23 @@ describe('endpointDeliveriesWorkflow', () => {
   });
 
   it('continues as new before its history grows large, and keeps draining in the new run', async () => {
-    const { result, drains, workflowId } = await run(async (n) => ({ attempted: 1, closed: n >= 12, figures: figures({ backlog: 100 - n, due: 1, nextDueAt: new Date(0).toISOString() }) }), { limits: { maxHistoryEvents: 20 } });
+    const { result, drains, workflowId } = await run(
+      async (n) => ({
+        attempted: 1,
+        closed: n >= 12,
+        figures: figures({ backlog: 100 - n, due: 1, nextDueAt: new Date(0).toISOString() }),
+      }),
+      { limits: { maxHistoryEvents: 20 } },
+    );
     expect(result).toBe('closed');
     expect(drains).toHaveLength(12);
     // Visibility catches up with the runs shortly after they close.
     let runs = 0;
-    for (const deadline = Date.now() + 10_000; runs < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    for (
+      const deadline = Date.now() + 10_000;
+      runs < 2 && Date.now() < deadline;
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    ) {
       runs = 0;
       for await (const execution of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) if (execution.runId) runs++;
     }

@@ -37,7 +37,13 @@ describe('healthCheckWorkflow', () => {
     const input: HealthCheckInput = { requestedBy: 'AdminService.PingWorker' };
     const { handle, outcome } = await worker.runUntil(async () => {
       const started = await startHealthCheck(env.client, taskQueue, { nonce: randomUUID(), timeoutMs: 30_000, input });
-      return { handle: started, outcome: await started.result().then((result): Outcome => ({ result }), (error: unknown): Outcome => ({ error })) };
+      return {
+        handle: started,
+        outcome: await started.result().then(
+          (result): Outcome => ({ result }),
+          (error: unknown): Outcome => ({ error }),
+        ),
+      };
     });
     return { ...outcome, reads, workflowId: handle.workflowId };
   }
@@ -60,7 +66,7 @@ describe('healthCheckWorkflow', () => {
     await checkHistory(env, workflowId);
   });
 
-  it('fails the check with the read\'s reason after three failed reads, rather than answering', async () => {
+  it("fails the check with the read's reason after three failed reads, rather than answering", async () => {
     const { result, error, reads, workflowId } = await run(async () => {
       throw new Error('the database is not accepting connections');
     });
@@ -75,7 +81,11 @@ describe('healthCheckWorkflow', () => {
 
   it('ends at its timeout when no worker picks it up', async () => {
     const started = Date.now();
-    const handle = await startHealthCheck(env.client, `health-wf-nobody-${randomUUID()}`, { nonce: randomUUID(), timeoutMs: 1_000, input: { requestedBy: 'test' } });
+    const handle = await startHealthCheck(env.client, `health-wf-nobody-${randomUUID()}`, {
+      nonce: randomUUID(),
+      timeoutMs: 1_000,
+      input: { requestedBy: 'test' },
+    });
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect((await handle.describe()).status.name).toBe('TIMED_OUT');
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -60,7 +60,11 @@ describe('precheckWorkflow', () => {
 
   it('stops polling at the first verdict', async () => {
     let polls = 0;
-    const { outcome, ends } = await run({ pollPrecheckResult: async () => (++polls === 2 ? 'failed' : 'processing') }, {}, 'precheck-first-verdict');
+    const { outcome, ends } = await run(
+      { pollPrecheckResult: async () => (++polls === 2 ? 'failed' : 'processing') },
+      {},
+      'precheck-first-verdict',
+    );
     expect(outcome).toBe('failed');
     expect(polls).toBe(2);
     expect(ends).toEqual([]);
@@ -87,13 +91,17 @@ describe('precheckWorkflow', () => {
   it('tries a failing submit three times, then ends service_error without polling', async () => {
     let submits = 0;
     let polls = 0;
-    const { outcome, ends } = await run({
-      submitPrecheckTask: async () => {
-        submits++;
-        throw ApplicationFailure.retryable('System error.', 'upstream.transient');
+    const { outcome, ends } = await run(
+      {
+        submitPrecheckTask: async () => {
+          submits++;
+          throw ApplicationFailure.retryable('System error.', 'upstream.transient');
+        },
+        pollPrecheckResult: async () => (polls++, 'processing'),
       },
-      pollPrecheckResult: async () => (polls++, 'processing'),
-    }, {}, 'precheck-submit-failed');
+      {},
+      'precheck-submit-failed',
+    );
     expect(outcome).toBe('service_error');
     expect([submits, polls]).toEqual([3, 0]);
     expect(ends).toEqual([expect.stringMatching(/^the shop kept failing the submit: System error\./)]);

@@ -30,7 +30,14 @@ const unknown: SubmitResult = { step: step('submitted'), outcomeUnknown: true };
 const refused = (message: string) => ApplicationFailure.create({ message, type: 'upstream.bad_request', nonRetryable: true });
 
 /** One poll at the spec's pace and no slower ones (a test adds one where it needs two pauses); one post-id poll. */
-const timings: PublishTimings = { pollIntervalMs: 10, pollAttempts: 1, slowPollScheduleMs: [], postIdWaitMs: 10, submitTimeoutMs: 5_000, submitRetryInitialMs: 10 };
+const timings: PublishTimings = {
+  pollIntervalMs: 10,
+  pollAttempts: 1,
+  slowPollScheduleMs: [],
+  postIdWaitMs: 10,
+  submitTimeoutMs: 5_000,
+  submitRetryInitialMs: 10,
+};
 /** A second pause, at the slower pace. */
 const twoPauses: Partial<PublishTimings> = { slowPollScheduleMs: [10] };
 
@@ -48,15 +55,21 @@ describe('publishWorkflow', () => {
    * activity does, service_error or the last known status (submitted here). Returns the result,
    * the calls in order, the reasons it ended with and its id.
    */
-  async function run(track: 'video' | 'shop', stubs: { [K in keyof Stubs]?: (n: number) => ReturnType<Stubs[K]> }, over: Partial<PublishTimings> = {}) {
+  async function run(
+    track: 'video' | 'shop',
+    stubs: { [K in keyof Stubs]?: (n: number) => ReturnType<Stubs[K]> },
+    over: Partial<PublishTimings> = {},
+  ) {
     const calls: (keyof Stubs)[] = [];
     const ends: { status: PublishEnd; reason: string }[] = [];
     const recordId = `pub_test_${randomUUID()}`;
-    const counted = <K extends keyof Stubs>(name: K, fallback: (n: number) => ReturnType<Stubs[K]>) => async (input: { recordId: string }) => {
-      expect(input.recordId).toBe(recordId);
-      calls.push(name);
-      return (stubs[name] ?? fallback)(calls.filter((c) => c === name).length);
-    };
+    const counted =
+      <K extends keyof Stubs>(name: K, fallback: (n: number) => ReturnType<Stubs[K]>) =>
+      async (input: { recordId: string }) => {
+        expect(input.recordId).toBe(recordId);
+        calls.push(name);
+        return (stubs[name] ?? fallback)(calls.filter((c) => c === name).length);
+      };
     const { worker, taskQueue } = await createTestWorker(env, 'publish-wf', {
       submitPublish: counted('submitPublish', async () => submitted),
       refreshPublish: counted('refreshPublish', async () => step('publish_processing')),
@@ -104,7 +117,9 @@ describe('publishWorkflow', () => {
     });
 
     it('ends at once when the submit already ended the publish (the platform refused the post)', async () => {
-      const { result, calls, workflowId } = await run('video', { submitPublish: async () => ({ step: step('publish_failed'), outcomeUnknown: false }) });
+      const { result, calls, workflowId } = await run('video', {
+        submitPublish: async () => ({ step: step('publish_failed'), outcomeUnknown: false }),
+      });
       expect(result).toEqual(step('publish_failed'));
       expect(calls).toEqual(['submitPublish']);
       await checkHistory(env, workflowId);
@@ -132,17 +147,23 @@ describe('publishWorkflow', () => {
       });
       expect(result).toEqual(step('service_error'));
       expect(calls).toEqual(['submitPublish', 'endPublish']);
-      expect(ends).toEqual([{ status: 'service_error', reason: 'the publish could not be submitted: publish record pub_x does not exist' }]);
+      expect(ends).toEqual([
+        { status: 'service_error', reason: 'the publish could not be submitted: publish record pub_x does not exist' },
+      ]);
       await checkHistory(env, workflowId);
     });
   });
 
   describe('a submit whose outcome is unknown', () => {
     it('is never sent again: the video post is looked for at the poll cadence, and found complete', async () => {
-      const { result, calls, ends, workflowId } = await run('video', {
-        submitPublish: async () => unknown,
-        reconcilePublish: async (n) => (n === 1 ? step('submitted') : step('publish_complete', true)),
-      }, twoPauses);
+      const { result, calls, ends, workflowId } = await run(
+        'video',
+        {
+          submitPublish: async () => unknown,
+          reconcilePublish: async (n) => (n === 1 ? step('submitted') : step('publish_complete', true)),
+        },
+        twoPauses,
+      );
       expect(result).toEqual(step('publish_complete', true));
       expect(calls).toEqual(['submitPublish', 'reconcilePublish', 'reconcilePublish']);
       expect(ends).toEqual([]);
@@ -150,16 +171,25 @@ describe('publishWorkflow', () => {
     });
 
     it('ends unconfirmed when no matching post turns up (a failed look counting as none)', async () => {
-      const { result, calls, ends, workflowId } = await run('video', {
-        submitPublish: async () => unknown,
-        reconcilePublish: async (n) => {
-          if (n === 1) throw refused('Invalid access token.');
-          return step('submitted');
+      const { result, calls, ends, workflowId } = await run(
+        'video',
+        {
+          submitPublish: async () => unknown,
+          reconcilePublish: async (n) => {
+            if (n === 1) throw refused('Invalid access token.');
+            return step('submitted');
+          },
         },
-      }, twoPauses);
+        twoPauses,
+      );
       expect(result).toEqual(step('submitted'));
       expect(calls).toEqual(['submitPublish', 'reconcilePublish', 'reconcilePublish', 'endPublish']);
-      expect(ends).toEqual([{ status: 'publish_unconfirmed', reason: expect.stringMatching(/^the platform did not confirm the publish and no matching post was found/) }]);
+      expect(ends).toEqual([
+        {
+          status: 'publish_unconfirmed',
+          reason: expect.stringMatching(/^the platform did not confirm the publish and no matching post was found/),
+        },
+      ]);
       await checkHistory(env, workflowId);
     });
 
@@ -182,22 +212,33 @@ describe('publishWorkflow', () => {
     });
 
     it('ends unconfirmed when the post is not found either, a failed poll not ending it sooner', async () => {
-      const { result, calls, ends, workflowId } = await run('video', {
-        refreshPublish: async (n) => {
-          if (n === 1) throw refused('Internal error.');
-          return step('publish_processing');
+      const { result, calls, ends, workflowId } = await run(
+        'video',
+        {
+          refreshPublish: async (n) => {
+            if (n === 1) throw refused('Internal error.');
+            return step('publish_processing');
+          },
         },
-      }, twoPauses);
+        twoPauses,
+      );
       expect(result).toEqual(step('submitted'));
       expect(calls).toEqual(['submitPublish', 'refreshPublish', 'refreshPublish', 'reconcilePublish', 'endPublish']);
-      expect(ends).toEqual([{ status: 'publish_unconfirmed', reason: expect.stringMatching(/^the platform reported no final status in time and no matching post was found/) }]);
+      expect(ends).toEqual([
+        {
+          status: 'publish_unconfirmed',
+          reason: expect.stringMatching(/^the platform reported no final status in time and no matching post was found/),
+        },
+      ]);
       await checkHistory(env, workflowId);
     });
 
     it('ends a shop post unconfirmed without looking for it', async () => {
       const { calls, ends, workflowId } = await run('shop', {});
       expect(calls).toEqual(['submitPublish', 'refreshPublish', 'endPublish']);
-      expect(ends).toEqual([{ status: 'publish_unconfirmed', reason: expect.stringMatching(/^the platform reported no final status in time/) }]);
+      expect(ends).toEqual([
+        { status: 'publish_unconfirmed', reason: expect.stringMatching(/^the platform reported no final status in time/) },
+      ]);
       await checkHistory(env, workflowId);
     });
   });

@@ -8,7 +8,14 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  Runtime,
+  Worker,
+  type InjectedSinks,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { WORKER_WORKFLOWS } from '../../worker/workflow-bundle';
 import * as registered from '../../workflows';
@@ -29,7 +36,11 @@ describe('saved workflow histories', () => {
   beforeAll(async () => {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKER_WORKFLOWS.workflowsPath, workflowInterceptorModules: WORKER_WORKFLOWS.interceptorModules, logger: quiet });
+    workflowBundle = await bundleWorkflowCode({
+      workflowsPath: WORKER_WORKFLOWS.workflowsPath,
+      workflowInterceptorModules: WORKER_WORKFLOWS.interceptorModules,
+      logger: quiet,
+    });
   }, 120_000);
 
   /** Replays `items` in one replay worker; returns, per item, its name and the error its replay ended with, if any. */

@@ -50,14 +50,19 @@ describe('tokenRefreshWorkflow', () => {
     const workflowId = workflowIds.tokenRefresh(seatId);
     const outcome = await worker.runUntil(async () => {
       await startTokenRefresh(env.client, taskQueue, { seatId, marginSeconds: 300, minIntervalMs: 10, ...input });
-      return (env.client.workflow.getHandle(workflowId).result() as Promise<TokenRefreshStep>).then((result): Outcome => ({ result }), (error: unknown): Outcome => ({ error }));
+      return (env.client.workflow.getHandle(workflowId).result() as Promise<TokenRefreshStep>).then(
+        (result): Outcome => ({ result }),
+        (error: unknown): Outcome => ({ error }),
+      );
     });
     return { ...outcome, calls, seatId, workflowId };
   }
 
   it('refreshes again when the last refresh says the next is due, and ends when the seat is unbound', async () => {
     let refreshAt = 0;
-    const { result, calls, seatId, workflowId } = await run(async (n) => (n === 1 ? { outcome: 'refreshed', refreshAt: (refreshAt = Date.now() + 1_200) } : { outcome: 'unbound' }));
+    const { result, calls, seatId, workflowId } = await run(async (n) =>
+      n === 1 ? { outcome: 'refreshed', refreshAt: (refreshAt = Date.now() + 1_200) } : { outcome: 'unbound' },
+    );
     expect(result).toEqual({ outcome: 'unbound' });
     expect(calls.map(({ seatId: id, marginSeconds }) => ({ seatId: id, marginSeconds }))).toEqual([
       { seatId, marginSeconds: 300 },
@@ -69,7 +74,10 @@ describe('tokenRefreshWorkflow', () => {
   });
 
   it('waits its minimum interval even when the token is already due, and ends when the seat needs re-authorization', async () => {
-    const { result, calls, workflowId } = await run(async (n) => (n === 1 ? { outcome: 'not_due', refreshAt: Date.now() - 60_000 } : { outcome: 'reauthorization_required' }), { minIntervalMs: 800 });
+    const { result, calls, workflowId } = await run(
+      async (n) => (n === 1 ? { outcome: 'not_due', refreshAt: Date.now() - 60_000 } : { outcome: 'reauthorization_required' }),
+      { minIntervalMs: 800 },
+    );
     expect(result).toEqual({ outcome: 'reauthorization_required' });
     expect(calls).toHaveLength(2);
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(800);
@@ -94,7 +102,7 @@ describe('tokenRefreshWorkflow', () => {
     await checkHistory(env, workflowId);
   });
 
-  it('fails, refreshing no more, when the refresh fails in a way the activity marks final (a refusal other than the token\'s)', async () => {
+  it("fails, refreshing no more, when the refresh fails in a way the activity marks final (a refusal other than the token's)", async () => {
     // As it stands: only an auth refusal becomes reauthorization_required; other final refusals
     // (permission, bad_request, not_found, quota) end the run failed and leave the seat as it was.
     const { result, error, calls, workflowId } = await run(async () => {

@@ -93,12 +93,24 @@ describe('videoUploadWorkflow meeting the expiry repair', () => {
     const { result, lifetimeRunId, runningRunId } = await worker.runUntil(async () => {
       // The repair's start, as core/temporal/video-lifetime.ts makes it.
       const lifetime: VideoLifetimeInput = { videoId, expiresAtMs };
-      const started = await env.client.workflow.start('videoLifetimeWorkflow', { taskQueue, workflowId: `video-expiry-${videoId}`, args: [lifetime] });
+      const started = await env.client.workflow.start('videoLifetimeWorkflow', {
+        taskQueue,
+        workflowId: `video-expiry-${videoId}`,
+        args: [lifetime],
+      });
       const upload: VideoUploadInput = { videoId, maxBytes: 1_000, fetchTimeoutMs: 1_000, urlTtlMs: 60_000 };
-      const outcome = (await env.client.workflow.execute('videoUploadWorkflow', { taskQueue, workflowId: `upload-${videoId}`, args: [upload] })) as VideoUploadResult;
+      const outcome = (await env.client.workflow.execute('videoUploadWorkflow', {
+        taskQueue,
+        workflowId: `upload-${videoId}`,
+        args: [upload],
+      })) as VideoUploadResult;
       const running = await started.describe();
       await started.terminate('test over');
-      return { result: outcome, lifetimeRunId: started.firstExecutionRunId, runningRunId: running.status.name === 'RUNNING' ? running.runId : undefined };
+      return {
+        result: outcome,
+        lifetimeRunId: started.firstExecutionRunId,
+        runningRunId: running.status.name === 'RUNNING' ? running.runId : undefined,
+      };
     });
     expect(result).toEqual({ status: 'available' });
     expect(runningRunId).toBe(lifetimeRunId);

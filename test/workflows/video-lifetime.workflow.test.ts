@@ -24,7 +24,10 @@ describe('videoLifetimeWorkflow', () => {
    * Runs one record's lifetime to `expiresAtMs` with `expire` as the activity (n counts its calls),
    * doing `during` once it started; returns the expiries' times and videos, and the workflow's id.
    */
-  async function run(expiresAtMs: number, opts: { expire?: (n: number) => Promise<void>; during?: (videoId: string) => Promise<void> } = {}) {
+  async function run(
+    expiresAtMs: number,
+    opts: { expire?: (n: number) => Promise<void>; during?: (videoId: string) => Promise<void> } = {},
+  ) {
     const expiries: { videoId: string; at: number }[] = [];
     const { worker, taskQueue } = await createTestWorker(env, 'lifetime-wf', {
       expireVideoFile: async ({ videoId }: { videoId: string }) => {
@@ -36,7 +39,12 @@ describe('videoLifetimeWorkflow', () => {
     const workflowId = workflowIds.videoLifetime(videoId);
     const started = Date.now();
     await worker.runUntil(async () => {
-      await startVideoLifetime(env.client, taskQueue, { id: videoId, customerId: 'cus_test', seatId: null, expiresAt: new Date(expiresAtMs) });
+      await startVideoLifetime(env.client, taskQueue, {
+        id: videoId,
+        customerId: 'cus_test',
+        seatId: null,
+        expiresAt: new Date(expiresAtMs),
+      });
       await opts.during?.(videoId);
       await env.client.workflow.getHandle(workflowId).result();
     });

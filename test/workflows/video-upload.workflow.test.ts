@@ -92,7 +92,11 @@ describe('videoUploadWorkflow', () => {
         const described = await lifetimeOf(id).describe();
         lifetime = {
           status: described.status.name,
-          attributes: [described.typedSearchAttributes.get(CUSTOMER_ID), described.typedSearchAttributes.get(SEAT_ID), described.typedSearchAttributes.get(RECORD_ID)],
+          attributes: [
+            described.typedSearchAttributes.get(CUSTOMER_ID),
+            described.typedSearchAttributes.get(SEAT_ID),
+            described.typedSearchAttributes.get(RECORD_ID),
+          ],
           parent: described.parentExecution?.workflowId ?? undefined,
         };
         await lifetimeOf(id).result();
@@ -113,7 +117,9 @@ describe('videoUploadWorkflow', () => {
   });
 
   it('hands a shop track file to the shop for a file id, and starts no lifetime', async () => {
-    const { result, calls, videoId, workflowId } = await run({ prepareVideoUpload: async () => ({ track: 'shop', needsFetch: true, active: true }) });
+    const { result, calls, videoId, workflowId } = await run({
+      prepareVideoUpload: async () => ({ track: 'shop', needsFetch: true, active: true }),
+    });
     expect(result).toEqual({ status: 'available' });
     expect(names(calls)).toEqual(['prepareVideoUpload', 'fetchVideoSource', 'handOffToShop']);
     expect(calls[2]).toEqual(['handOffToShop', { videoId }]);
@@ -122,7 +128,10 @@ describe('videoUploadWorkflow', () => {
   });
 
   it('ends expired when the shop hand-off finds the record gone (no file id)', async () => {
-    const { result, calls, workflowId } = await run({ prepareVideoUpload: async () => ({ track: 'shop', needsFetch: false, active: true }), handOffToShop: async () => ({}) });
+    const { result, calls, workflowId } = await run({
+      prepareVideoUpload: async () => ({ track: 'shop', needsFetch: false, active: true }),
+      handOffToShop: async () => ({}),
+    });
     expect(result).toEqual({ status: 'expired' });
     expect(names(calls)).toEqual(['prepareVideoUpload', 'handOffToShop']);
     await checkHistory(env, workflowId);
@@ -166,7 +175,11 @@ describe('videoUploadWorkflow', () => {
     const { result, calls, videoId, workflowId } = await run({
       fetchVideoSource: async () => {
         tries++;
-        throw ApplicationFailure.create({ message: `sourceUrl answered 503 (try ${tries})`, type: 'video.source_unavailable', details: [{ code: 3001 }] });
+        throw ApplicationFailure.create({
+          message: `sourceUrl answered 503 (try ${tries})`,
+          type: 'video.source_unavailable',
+          details: [{ code: 3001 }],
+        });
       },
     });
     expect(result).toEqual({ status: 'failed', failureReason: 'sourceUrl answered 503 (try 3)', failureCode: 3001 });
@@ -197,11 +210,16 @@ describe('videoUploadWorkflow', () => {
     await checkHistory(env, workflowId);
   });
 
-  it('fails a shop hand-off the shop refuses, with the upstream failure\'s reason and code', async () => {
+  it("fails a shop hand-off the shop refuses, with the upstream failure's reason and code", async () => {
     const { result, calls, videoId, workflowId } = await run({
       prepareVideoUpload: async () => ({ track: 'shop', needsFetch: false, active: true }),
       handOffToShop: async () => {
-        throw ApplicationFailure.create({ message: 'The file is not a supported video.', type: 'upstream.bad_request', nonRetryable: true, details: [{ code: 3001, officialCode: 40006 }] });
+        throw ApplicationFailure.create({
+          message: 'The file is not a supported video.',
+          type: 'upstream.bad_request',
+          nonRetryable: true,
+          details: [{ code: 3001, officialCode: 40006 }],
+        });
       },
     });
     expect(result).toEqual({ status: 'failed', failureReason: 'The file is not a supported video.', failureCode: 3001 });

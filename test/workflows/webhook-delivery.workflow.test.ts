@@ -39,11 +39,13 @@ describe('webhookDeliveryWorkflow', () => {
     // The id the previous release gave these runs.
     const workflowId = `deliver-evt_test-${deliveryId}`;
     const input: WebhookDeliveryInput = { deliveryId, retryScheduleMs, attemptTimeoutMs: 5_000 };
-    const outcome = await worker.runUntil(env.client.workflow.execute('webhookDeliveryWorkflow', { taskQueue, workflowId, args: [input] }) as Promise<DeliveryOutcome>);
+    const outcome = await worker.runUntil(
+      env.client.workflow.execute('webhookDeliveryWorkflow', { taskQueue, workflowId, args: [input] }) as Promise<DeliveryOutcome>,
+    );
     return { outcome, attempts, finishes, deliveryId, workflowId };
   }
 
-  it('hands the delivery to its endpoint\'s queue at its next attempt, and ends queued', async () => {
+  it("hands the delivery to its endpoint's queue at its next attempt, and ends queued", async () => {
     const { outcome, attempts, finishes, deliveryId, workflowId } = await run(() => 'queued');
     expect(outcome).toBe('queued');
     expect(attempts.map(({ at: _, ...a }) => a)).toEqual([{ deliveryId, attempt: 1, timeoutMs: 5_000 }]);
@@ -59,7 +61,7 @@ describe('webhookDeliveryWorkflow', () => {
     await checkHistory(env, workflowId, { saveAs: 'webhook-delivery-retried' });
   });
 
-  it('ends failed after the last pause\'s attempt, and tells the queue', async () => {
+  it("ends failed after the last pause's attempt, and tells the queue", async () => {
     const { outcome, attempts, finishes, deliveryId, workflowId } = await run(() => 'retry', [10]);
     expect(outcome).toBe('failed');
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2]);
@@ -78,11 +80,14 @@ describe('webhookDeliveryWorkflow', () => {
     await checkHistory(env, workflowId, { saveAs: 'webhook-delivery-busy' });
   });
 
-  it.each<DeliveryOutcome>(['delivered', 'gone', 'cancelled', 'failed'])('ends %s when the attempt says so, telling the queue nothing', async (answer) => {
-    const { outcome, attempts, finishes, workflowId } = await run(() => answer);
-    expect(outcome).toBe(answer);
-    expect(attempts).toHaveLength(1);
-    expect(finishes).toEqual([]);
-    await checkHistory(env, workflowId);
-  });
+  it.each<DeliveryOutcome>(['delivered', 'gone', 'cancelled', 'failed'])(
+    'ends %s when the attempt says so, telling the queue nothing',
+    async (answer) => {
+      const { outcome, attempts, finishes, workflowId } = await run(() => answer);
+      expect(outcome).toBe(answer);
+      expect(attempts).toHaveLength(1);
+      expect(finishes).toEqual([]);
+      await checkHistory(env, workflowId);
+    },
+  );
 });

@@ -12,7 +12,12 @@ const ID_TAIL = 6;
 const URL_TAIL = 20;
 
 export const OUTCOMES: DeliveryStatus[] = ['succeeded', 'failed', 'pending', 'cancelled'];
-const TONE: Record<DeliveryStatus, 'ok' | 'bad' | 'warn' | 'neutral'> = { succeeded: 'ok', failed: 'bad', pending: 'warn', cancelled: 'neutral' };
+const TONE: Record<DeliveryStatus, 'ok' | 'bad' | 'warn' | 'neutral'> = {
+  succeeded: 'ok',
+  failed: 'bad',
+  pending: 'warn',
+  cancelled: 'neutral',
+};
 
 /**
  * Deliveries with their attempts and a Resend button. Resend asks for a new delivery of the same
@@ -25,7 +30,12 @@ const TONE: Record<DeliveryStatus, 'ok' | 'bad' | 'warn' | 'neutral'> = { succee
  * in the text a screen reader or a copy gets: wrapped, a long URL would make rows of uneven height
  * that are hard to scan; unwrapped, it would push the table wider than the page.
  */
-export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: WebhookEndpoint[]; showEvent: boolean; onChanged: () => Promise<void> }): JSX.Element {
+export function DeliveryTable(props: {
+  deliveries: Delivery[];
+  endpoints?: WebhookEndpoint[];
+  showEvent: boolean;
+  onChanged: () => Promise<void>;
+}): JSX.Element {
   const [open, setOpen] = useState<Record<string, boolean>>({});
   const [resending, setResending] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -37,8 +47,14 @@ export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: Webho
     setError(null);
     setNotice(null);
     try {
-      const started = await api<{ items: Delivery[] }>('POST', `/v1/events/${encodeURIComponent(d.eventId)}/redeliver`, { endpointId: d.endpointId });
-      setNotice(started.items.length ? `Resent ${d.eventType}: a new delivery is on its way.` : 'Nothing was resent: the endpoint no longer matches this event.');
+      const started = await api<{ items: Delivery[] }>('POST', `/v1/events/${encodeURIComponent(d.eventId)}/redeliver`, {
+        endpointId: d.endpointId,
+      });
+      setNotice(
+        started.items.length
+          ? `Resent ${d.eventType}: a new delivery is on its way.`
+          : 'Nothing was resent: the endpoint no longer matches this event.',
+      );
       await props.onChanged();
     } catch (err) {
       setError(toApiError(err));
@@ -119,7 +135,11 @@ export function DeliveryTable(props: { deliveries: Delivery[]; endpoints?: Webho
                     <button
                       type="button"
                       class={d.status === 'failed' ? 'primary small' : 'small'}
-                      title={d.status === 'pending' ? 'Send again now as a new delivery; this one keeps retrying' : 'Send again as a new delivery'}
+                      title={
+                        d.status === 'pending'
+                          ? 'Send again now as a new delivery; this one keeps retrying'
+                          : 'Send again as a new delivery'
+                      }
                       disabled={resending !== null}
                       onClick={() => void resend(d)}
                     >

@@ -20,7 +20,14 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 }
 
 /** Asks before an action that cannot be undone; the safe choice has the focus. */
-export function Confirm(props: { title: string; action: string; busy?: boolean; onConfirm: () => void; onCancel: () => void; children: ComponentChildren }): JSX.Element {
+export function Confirm(props: {
+  title: string;
+  action: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ComponentChildren;
+}): JSX.Element {
   return (
     <Dialog title={props.title} onClose={props.onCancel}>
       {props.children}

@@ -30,7 +30,13 @@ export function Badge({ tone, children }: { tone: 'ok' | 'bad' | 'warn' | 'neutr
 }
 
 export function Time({ iso }: { iso: string | null | undefined }): JSX.Element {
-  return iso ? <time dateTime={iso} title={iso}>{formatTime(iso)}</time> : <span class="muted">—</span>;
+  return iso ? (
+    <time dateTime={iso} title={iso}>
+      {formatTime(iso)}
+    </time>
+  ) : (
+    <span class="muted">—</span>
+  );
 }
 
 /**

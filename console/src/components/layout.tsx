@@ -41,7 +41,12 @@ export function Shell(props: { path: string; onSignOut: () => void; children: Co
         {props.children}
       </main>
       <footer class="muted">
-        Shortcuts: <kbd>g</kbd> then {SECTIONS.map((s) => <span key={s.key}><kbd>{s.key}</kbd> {s.label.toLowerCase()} </span>)}
+        Shortcuts: <kbd>g</kbd> then{' '}
+        {SECTIONS.map((s) => (
+          <span key={s.key}>
+            <kbd>{s.key}</kbd> {s.label.toLowerCase()}{' '}
+          </span>
+        ))}
       </footer>
     </>
   );

@@ -1,10 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 
-export type Loaded<T> =
-  | { state: 'loading'; data?: T }
-  | { state: 'ok'; data: T }
-  | { state: 'error'; error: ApiError; data?: T };
+export type Loaded<T> = { state: 'loading'; data?: T } | { state: 'ok'; data: T } | { state: 'error'; error: ApiError; data?: T };
 
 /**
  * Loads data for a page and reloads it when `key` changes or on demand. A reload keeps the
@@ -40,7 +37,12 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> & { r
  * `error` to show. An action that leaves the page on success (`leaves`) stays busy, so it cannot
  * be started twice while the browser navigates.
  */
-export function useAction(): { busy: boolean; error: ApiError | null; setError: (e: ApiError | null) => void; run: (work: () => Promise<void>, opts?: { leaves?: boolean }) => Promise<void> } {
+export function useAction(): {
+  busy: boolean;
+  error: ApiError | null;
+  setError: (e: ApiError | null) => void;
+  run: (work: () => Promise<void>, opts?: { leaves?: boolean }) => Promise<void>;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const run = async (work: () => Promise<void>, opts: { leaves?: boolean } = {}) => {

@@ -25,14 +25,25 @@ export function SecretDialog(props: { title: string; label: string; secret: stri
       <label class="field">
         <span>{props.label}</span>
         <div class="copy-row">
-          <input ref={input} class="mono" readOnly value={props.secret} onFocus={(e) => e.currentTarget.select()} aria-label={props.label} />
+          <input
+            ref={input}
+            class="mono"
+            readOnly
+            value={props.secret}
+            onFocus={(e) => e.currentTarget.select()}
+            aria-label={props.label}
+          />
           <button type="button" class="primary" autofocus onClick={copy}>
             {copied === 'yes' ? 'Copied' : 'Copy'}
           </button>
         </div>
       </label>
       <p class="muted" role="status" aria-live="polite">
-        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'The browser refused clipboard access: the text is selected, press Ctrl+C (⌘C).' : ''}
+        {copied === 'yes'
+          ? 'Copied to the clipboard.'
+          : copied === 'failed'
+            ? 'The browser refused clipboard access: the text is selected, press Ctrl+C (⌘C).'
+            : ''}
       </p>
       <div class="actions">
         <button type="button" onClick={props.onClose}>

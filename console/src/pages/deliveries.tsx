@@ -19,7 +19,8 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
   const status = (OUTCOMES as string[]).includes(p.get('status') ?? '') ? (p.get('status') as DeliveryStatus) : '';
   const type = p.get('type') ?? '';
   const cursor = p.get('cursor') ?? '';
-  const set = (changes: Record<string, string>, replace = true) => navigate(`/deliveries${query({ endpoint: endpointId, status, type, cursor, ...changes })}`, { replace });
+  const set = (changes: Record<string, string>, replace = true) =>
+    navigate(`/deliveries${query({ endpoint: endpointId, status, type, cursor, ...changes })}`, { replace });
 
   const endpoints = useLoad(() => api<{ items: WebhookEndpoint[] }>('GET', '/v1/webhook-endpoints'), 'endpoints');
   const deliveries = useLoad(() => {
@@ -27,7 +28,10 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
     return api<DeliveryPage>('GET', `${path}${query({ status, types: type, cursor, limit: 50 })}`);
   }, `${endpointId}|${status}|${type}|${cursor}`);
   const items = deliveries.data?.items ?? [];
-  usePollWhile(items.some((d) => d.status === 'pending'), deliveries.reload);
+  usePollWhile(
+    items.some((d) => d.status === 'pending'),
+    deliveries.reload,
+  );
   // Deleted endpoints are not listed, but their deliveries stay in the log.
   const noEndpoints = endpoints.data?.items.length === 0;
   const seenTypes = [...new Set(items.map((d) => d.eventType))].sort();
@@ -64,7 +68,13 @@ export function DeliveriesPage({ location }: { location: Location }): JSX.Elemen
         </label>
         <label class="field">
           <span>Event type</span>
-          <input type="search" list="delivery-event-types" placeholder="any, or a pattern such as vplat.*" value={type} onChange={(e) => set({ type: e.currentTarget.value.trim(), cursor: '' })} />
+          <input
+            type="search"
+            list="delivery-event-types"
+            placeholder="any, or a pattern such as vplat.*"
+            value={type}
+            onChange={(e) => set({ type: e.currentTarget.value.trim(), cursor: '' })}
+          />
           <datalist id="delivery-event-types">
             {seenTypes.map((t) => (
               <option key={t} value={t} />

@@ -30,21 +30,37 @@ export function EventDetailPage({ id }: { id: string }): JSX.Element {
       <PageTitle title={event.data?.type ?? 'Event'} />
       <p class="mono muted">{id}</p>
       <ErrorNote error={event.state === 'error' ? event.error : null} />
-      {event.data ? <pre class="json" tabIndex={0} aria-label="Event JSON">{JSON.stringify(event.data, null, 2)}</pre> : event.state === 'loading' ? <Loading /> : null}
+      {event.data ? (
+        <pre class="json" tabIndex={0} aria-label="Event JSON">
+          {JSON.stringify(event.data, null, 2)}
+        </pre>
+      ) : event.state === 'loading' ? (
+        <Loading />
+      ) : null}
       <div class="page-title">
         <h2>Deliveries</h2>
         <div class="tools">
           <button type="button" onClick={() => void deliveries.reload()}>
             Refresh
           </button>
-          <button type="button" disabled={busy} onClick={() => void resendAll()} title="A new delivery to every endpoint whose patterns match this event">
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void resendAll()}
+            title="A new delivery to every endpoint whose patterns match this event"
+          >
             Resend to all matching endpoints
           </button>
         </div>
       </div>
       <ErrorNote error={error ?? (deliveries.state === 'error' ? deliveries.error : null)} />
       {deliveries.data ? (
-        <DeliveryTable deliveries={deliveries.data.items} endpoints={endpoints.data?.items} showEvent={false} onChanged={deliveries.reload} />
+        <DeliveryTable
+          deliveries={deliveries.data.items}
+          endpoints={endpoints.data?.items}
+          showEvent={false}
+          onChanged={deliveries.reload}
+        />
       ) : deliveries.state === 'loading' ? (
         <Loading />
       ) : null}

@@ -18,15 +18,22 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
   const p = location.params;
   const filters = { types: p.get('types') ?? '', since: p.get('since') ?? '', until: p.get('until') ?? '' };
   const cursor = p.get('cursor') ?? '';
-  const go = (changes: Record<string, string>, replace = false) => navigate(`/events${query({ ...filters, cursor, ...changes })}`, { replace });
+  const go = (changes: Record<string, string>, replace = false) =>
+    navigate(`/events${query({ ...filters, cursor, ...changes })}`, { replace });
 
-  const page = useLoad(() => api<EventPage>('GET', `/v1/events${query({ ...filters, cursor, limit: 50 })}`), `${filters.types}|${filters.since}|${filters.until}|${cursor}`);
+  const page = useLoad(
+    () => api<EventPage>('GET', `/v1/events${query({ ...filters, cursor, limit: 50 })}`),
+    `${filters.types}|${filters.since}|${filters.until}|${cursor}`,
+  );
 
   const apply = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
     go({
-      types: String(form.get('types')).split(/[\s,]+/).filter(Boolean).join(','),
+      types: String(form.get('types'))
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .join(','),
       since: localInputToIso(String(form.get('since'))) ?? '',
       until: localInputToIso(String(form.get('until'))) ?? '',
       cursor: '',
@@ -60,7 +67,12 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
       </form>
       <div class="quick">
         {RECENT.map((r) => (
-          <button key={r.label} type="button" class="small" onClick={() => go({ since: new Date(Date.now() - r.ms).toISOString(), until: '', cursor: '' })}>
+          <button
+            key={r.label}
+            type="button"
+            class="small"
+            onClick={() => go({ since: new Date(Date.now() - r.ms).toISOString(), until: '', cursor: '' })}
+          >
             {r.label}
           </button>
         ))}
@@ -71,7 +83,15 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
         ) : null}
       </div>
       <ErrorNote error={page.state === 'error' ? page.error : null} />
-      {page.data ? page.data.items.length === 0 ? <Empty>No events match.</Empty> : <EventTable page={page.data} /> : page.state === 'loading' ? <Loading /> : null}
+      {page.data ? (
+        page.data.items.length === 0 ? (
+          <Empty>No events match.</Empty>
+        ) : (
+          <EventTable page={page.data} />
+        )
+      ) : page.state === 'loading' ? (
+        <Loading />
+      ) : null}
       <nav class="pager" aria-label="Pages">
         {cursor ? (
           <button type="button" onClick={() => go({ cursor: '' })}>

@@ -51,11 +51,20 @@ export function KeysPage(): JSX.Element {
       </form>
       <ErrorNote error={error ?? (keys.state === 'error' ? keys.error : null)} />
       {keys.data ? <KeyTable keys={keys.data.items} onRevoke={setRevoking} /> : keys.state === 'loading' ? <Loading /> : null}
-      {created ? <SecretDialog title={`Key “${created.name}” created`} label="API key" secret={created.key} onClose={() => setCreated(null)} /> : null}
+      {created ? (
+        <SecretDialog title={`Key “${created.name}” created`} label="API key" secret={created.key} onClose={() => setCreated(null)} />
+      ) : null}
       {revoking ? (
-        <Confirm title="Revoke this key?" action="Revoke key" busy={busy} onCancel={() => setRevoking(null)} onConfirm={() => void revoke(revoking)}>
+        <Confirm
+          title="Revoke this key?"
+          action="Revoke key"
+          busy={busy}
+          onCancel={() => setRevoking(null)}
+          onConfirm={() => void revoke(revoking)}
+        >
           <p>
-            Requests with <strong>{revoking.name}</strong> (<code>{revoking.prefix}…</code>) will be refused from now on. This cannot be undone.
+            Requests with <strong>{revoking.name}</strong> (<code>{revoking.prefix}…</code>) will be refused from now on. This cannot be
+            undone.
           </p>
         </Confirm>
       ) : null}

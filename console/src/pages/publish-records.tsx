@@ -21,8 +21,12 @@ export function PublishRecordsPage({ location }: { location: Location }): JSX.El
   const p = location.params;
   const status = (PUBLISH_STATUSES as readonly string[]).includes(p.get('status') ?? '') ? p.get('status')! : '';
   const cursor = p.get('cursor') ?? '';
-  const go = (changes: Record<string, string>, replace = false) => navigate(`/publish${query({ status, cursor, ...changes })}`, { replace });
-  const records = useLoad(() => api<RecordPage>('GET', `/v1/publish/records${query({ status, cursor, limit: 50 })}`), `${status}|${cursor}`);
+  const go = (changes: Record<string, string>, replace = false) =>
+    navigate(`/publish${query({ status, cursor, ...changes })}`, { replace });
+  const records = useLoad(
+    () => api<RecordPage>('GET', `/v1/publish/records${query({ status, cursor, limit: 50 })}`),
+    `${status}|${cursor}`,
+  );
 
   return (
     <>

@@ -72,7 +72,9 @@ export function SeatsPage(): JSX.Element {
           Refresh
         </button>
       </PageTitle>
-      <p class="lead">Each seat is bound to one platform account. Connect an account by signing in to the platform and approving this service.</p>
+      <p class="lead">
+        Each seat is bound to one platform account. Connect an account by signing in to the platform and approving this service.
+      </p>
       {completing ? (
         <p class="muted" role="status" aria-live="polite">
           Connecting the account…
@@ -80,7 +82,8 @@ export function SeatsPage(): JSX.Element {
       ) : null}
       {connected && !error ? (
         <p class="note ok-text" role="status">
-          Connected {connectedSeat?.accountUsername ?? connectedSeat?.capabilityAccountId ?? 'the account'} to seat {connectedSeat?.name ?? connected}.
+          Connected {connectedSeat?.accountUsername ?? connectedSeat?.capabilityAccountId ?? 'the account'} to seat{' '}
+          {connectedSeat?.name ?? connected}.
         </p>
       ) : null}
       <ErrorNote error={error ?? (seats.state === 'error' ? seats.error : null)} />
@@ -90,10 +93,16 @@ export function SeatsPage(): JSX.Element {
         <Loading />
       ) : null}
       {unbinding ? (
-        <Confirm title="Unbind this seat?" action="Unbind seat" busy={busy} onCancel={() => setUnbinding(null)} onConfirm={() => void unbind(unbinding)}>
+        <Confirm
+          title="Unbind this seat?"
+          action="Unbind seat"
+          busy={busy}
+          onCancel={() => setUnbinding(null)}
+          onConfirm={() => void unbind(unbinding)}
+        >
           <p>
-            {unbinding.accountUsername ?? unbinding.capabilityAccountId} will no longer publish through seat <strong>{unbinding.name}</strong>. You can connect an
-            account again later.
+            {unbinding.accountUsername ?? unbinding.capabilityAccountId} will no longer publish through seat{' '}
+            <strong>{unbinding.name}</strong>. You can connect an account again later.
           </p>
         </Confirm>
       ) : null}
@@ -101,7 +110,17 @@ export function SeatsPage(): JSX.Element {
   );
 }
 
-function SeatActions({ seat, busy, onConnect, onUnbind }: { seat: Seat; busy: boolean; onConnect: (s: Seat) => void; onUnbind: (s: Seat) => void }): JSX.Element {
+function SeatActions({
+  seat,
+  busy,
+  onConnect,
+  onUnbind,
+}: {
+  seat: Seat;
+  busy: boolean;
+  onConnect: (s: Seat) => void;
+  onUnbind: (s: Seat) => void;
+}): JSX.Element {
   return (
     <div class="actions">
       {!seat.bound ? (

@@ -11,7 +11,11 @@ export function SignIn(props: { onSignedIn: (session: Session) => void }): JSX.E
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
     // Signed in, the console replaces this page.
-    return run(async () => props.onSignedIn(await api<Session>('POST', '/console/api/session', { email: form.get('email'), password: form.get('password') })), { leaves: true });
+    return run(
+      async () =>
+        props.onSignedIn(await api<Session>('POST', '/console/api/session', { email: form.get('email'), password: form.get('password') })),
+      { leaves: true },
+    );
   };
   return (
     <main id="main" class="sign-in">

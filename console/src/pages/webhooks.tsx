@@ -59,7 +59,10 @@ export function WebhooksPage(): JSX.Element {
   const sendTest = async (endpoint: WebhookEndpoint) => {
     setError(null);
     try {
-      const sent = await api<{ event: ServiceEvent; delivery: Delivery }>('POST', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`);
+      const sent = await api<{ event: ServiceEvent; delivery: Delivery }>(
+        'POST',
+        `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`,
+      );
       setTests((t) => ({ ...t, [endpoint.id]: { delivery: sent.delivery, until: Date.now() + TEST_FOLLOW_MS } }));
     } catch (err) {
       setError(toApiError(err));
@@ -89,7 +92,12 @@ export function WebhooksPage(): JSX.Element {
     const form = e.currentTarget as HTMLFormElement;
     const fields = new FormData(form);
     return run(async () => {
-      setCreated(await api<CreatedWebhookEndpoint>('POST', '/v1/webhook-endpoints', { url: String(fields.get('url')).trim(), eventTypes: parsePatterns(String(fields.get('eventTypes'))) }));
+      setCreated(
+        await api<CreatedWebhookEndpoint>('POST', '/v1/webhook-endpoints', {
+          url: String(fields.get('url')).trim(),
+          eventTypes: parsePatterns(String(fields.get('eventTypes'))),
+        }),
+      );
       form.reset();
       await endpoints.reload();
     });
@@ -109,8 +117,8 @@ export function WebhooksPage(): JSX.Element {
     <>
       <PageTitle title="Webhook endpoints" />
       <p class="lead">
-        Events are POSTed, signed, to each endpoint whose patterns match: <code>*</code> for all, <code>vplat.*</code> for the platform, or exact types. <em>Send test event</em> pushes a{' '}
-        <code>service.endpoint.test</code> event to that endpoint alone, whatever its types.
+        Events are POSTed, signed, to each endpoint whose patterns match: <code>*</code> for all, <code>vplat.*</code> for the platform, or
+        exact types. <em>Send test event</em> pushes a <code>service.endpoint.test</code> event to that endpoint alone, whatever its types.
       </p>
       <form class="inline-form" onSubmit={create}>
         <label class="field grow">
@@ -134,10 +142,22 @@ export function WebhooksPage(): JSX.Element {
         Several patterns: separate them with commas.
       </p>
       <ErrorNote error={error ?? (endpoints.state === 'error' ? endpoints.error : null)} />
-      {endpoints.data ? <EndpointTable endpoints={endpoints.data.items} tests={tests} onTest={(ep) => void sendTest(ep)} onDelete={setDeleting} /> : endpoints.state === 'loading' ? <Loading /> : null}
-      {created ? <SecretDialog title="Endpoint added" label="Signing secret" secret={created.secret} onClose={() => setCreated(null)} /> : null}
+      {endpoints.data ? (
+        <EndpointTable endpoints={endpoints.data.items} tests={tests} onTest={(ep) => void sendTest(ep)} onDelete={setDeleting} />
+      ) : endpoints.state === 'loading' ? (
+        <Loading />
+      ) : null}
+      {created ? (
+        <SecretDialog title="Endpoint added" label="Signing secret" secret={created.secret} onClose={() => setCreated(null)} />
+      ) : null}
       {deleting ? (
-        <Confirm title="Delete this endpoint?" action="Delete endpoint" busy={busy} onCancel={() => setDeleting(null)} onConfirm={() => void remove(deleting)}>
+        <Confirm
+          title="Delete this endpoint?"
+          action="Delete endpoint"
+          busy={busy}
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => void remove(deleting)}
+        >
           <p>
             <code>{deleting.url}</code> will receive no more events.
           </p>
@@ -154,7 +174,8 @@ function TestNote({ endpointId, test }: { endpointId: string; test: SentTest }):
     <div class="small" role="status">
       <Badge tone={tone}>test</Badge> {testOutcome(d)}
       {d.status === 'pending' && !following(test) ? ' (still pending: follow it in the delivery log)' : null}{' '}
-      <Link to={`/deliveries?endpoint=${encodeURIComponent(endpointId)}`}>Delivery log</Link> · <Link to={`/events/${encodeURIComponent(d.eventId)}`}>Event</Link>
+      <Link to={`/deliveries?endpoint=${encodeURIComponent(endpointId)}`}>Delivery log</Link> ·{' '}
+      <Link to={`/events/${encodeURIComponent(d.eventId)}`}>Event</Link>
     </div>
   );
 }
@@ -202,7 +223,9 @@ function EndpointTable(props: {
             <th>URL</th>
             <th>Event types</th>
             <th>Status</th>
-            <th title="Pending deliveries (backlog), those being sent (in flight), and since when the oldest due one has waited">Delivery queue</th>
+            <th title="Pending deliveries (backlog), those being sent (in flight), and since when the oldest due one has waited">
+              Delivery queue
+            </th>
             <th>Created</th>
             <th>
               <span class="sr-only">Actions</span>
@@ -247,7 +270,11 @@ function EndpointTable(props: {
                   type="button"
                   class="small"
                   disabled={Boolean(ep.disabledAt) || (props.tests[ep.id] ? following(props.tests[ep.id]!) : false)}
-                  title={ep.disabledAt ? 'A disabled endpoint receives nothing, tests included: enable it first' : 'Push a service.endpoint.test event to this endpoint only'}
+                  title={
+                    ep.disabledAt
+                      ? 'A disabled endpoint receives nothing, tests included: enable it first'
+                      : 'Push a service.endpoint.test event to this endpoint only'
+                  }
                   onClick={() => props.onTest(ep)}
                 >
                   Send test event

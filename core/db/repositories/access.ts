@@ -80,10 +80,18 @@ const AUTHENTICATE_AND_METER_KEYS = `
  * however many gateways and cores there are. Answers each hash in the order given, and the requests
  * of one key are served in that order. Fixed text, so it is planned once per connection.
  */
-export async function authenticateAndMeterKeys(db: Db, keyHashes: readonly string[], perMinute: number): Promise<Array<AccessRow | undefined>> {
+export async function authenticateAndMeterKeys(
+  db: Db,
+  keyHashes: readonly string[],
+  perMinute: number,
+): Promise<Array<AccessRow | undefined>> {
   const wanted = new Map<string, number>();
   for (const hash of keyHashes) wanted.set(hash, (wanted.get(hash) ?? 0) + 1);
-  const rows = await rawQuery<MeteredRow & { key_hash: string; key_id: string }>(db, AUTHENTICATE_AND_METER_KEYS, [[...wanted.keys()], perMinute, [...wanted.values()]]);
+  const rows = await rawQuery<MeteredRow & { key_hash: string; key_id: string }>(db, AUTHENTICATE_AND_METER_KEYS, [
+    [...wanted.keys()],
+    perMinute,
+    [...wanted.values()],
+  ]);
   const rowOf = new Map(rows.map((row) => [row.key_hash, row]));
   const served = new Map<string, number>();
   return keyHashes.map((hash) => {
@@ -142,7 +150,9 @@ export function meteredAccess(row: MeteredRow, position: number): Omit<AccessRow
  */
 export function shareOfDraw(drawn: number | null, tokensAfter: number | null, position: number): Pick<AccessRow, 'allowed' | 'tokensLeft'> {
   if (drawn === null || tokensAfter === null) return { allowed: null, tokensLeft: null };
-  return position < drawn ? { allowed: true, tokensLeft: tokensAfter + (drawn - position - 1) } : { allowed: false, tokensLeft: tokensAfter };
+  return position < drawn
+    ? { allowed: true, tokensLeft: tokensAfter + (drawn - position - 1) }
+    : { allowed: false, tokensLeft: tokensAfter };
 }
 
 /** Seconds until one token is back, never less than 1 (Retry-After is a whole number). */
@@ -163,6 +173,9 @@ const SESSION_ADMITTED = `
  * authenticated them, the event stream; it draws nothing from the rate limit.
  */
 export async function credentialAdmitted(db: Db, credential: { apiKeyId: string } | { sessionId: string }): Promise<boolean> {
-  const rows = 'sessionId' in credential ? await rawQuery(db, SESSION_ADMITTED, [credential.sessionId]) : await rawQuery(db, KEY_ADMITTED, [credential.apiKeyId]);
+  const rows =
+    'sessionId' in credential
+      ? await rawQuery(db, SESSION_ADMITTED, [credential.sessionId])
+      : await rawQuery(db, KEY_ADMITTED, [credential.apiKeyId]);
   return rows.length > 0;
 }

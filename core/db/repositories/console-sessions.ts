@@ -20,7 +20,10 @@ export interface SessionLifetime {
 /** Used where no configuration is given (tests, benchmarks); `vps serve` passes its own. */
 export const DEFAULT_SESSION_LIFETIME: SessionLifetime = { ttlMs: 12 * 3_600_000, maxAgeMs: 7 * 86_400_000 };
 
-export async function insertSession(db: Executor, input: { userId: string; tokenHash: string; lifetime: SessionLifetime }): Promise<{ id: string }> {
+export async function insertSession(
+  db: Executor,
+  input: { userId: string; tokenHash: string; lifetime: SessionLifetime },
+): Promise<{ id: string }> {
   const { ttlMs, maxAgeMs } = input.lifetime;
   const [row] = await db
     .insert(consoleSessions)
@@ -52,7 +55,9 @@ async function notifySessionsEnded(db: Executor, userId: string): Promise<void> 
  * run at each sign-in, and on a password change, which must sign out every browser.
  */
 export async function deleteUserSessions(db: Executor, userId: string, opts: { all: boolean }): Promise<void> {
-  const which = opts.all ? undefined : or(lt(consoleSessions.expiresAt, sql`clock_timestamp()`), lt(consoleSessions.absoluteExpiresAt, sql`clock_timestamp()`));
+  const which = opts.all
+    ? undefined
+    : or(lt(consoleSessions.expiresAt, sql`clock_timestamp()`), lt(consoleSessions.absoluteExpiresAt, sql`clock_timestamp()`));
   await db.delete(consoleSessions).where(and(eq(consoleSessions.userId, userId), which));
   if (opts.all) await notifySessionsEnded(db, userId);
 }
@@ -98,7 +103,12 @@ const AUTHENTICATE_SESSION_AND_METER = `
  * One atomic statement per request, with the bucket rule of API keys: finds the live session with
  * its user and customer, draws one token from the user's bucket and extends the idle expiry.
  */
-export async function authenticateSessionAndMeter(db: Db, tokenHash: string, perMinute: number, ttlMs: number): Promise<SessionAccessRow | undefined> {
+export async function authenticateSessionAndMeter(
+  db: Db,
+  tokenHash: string,
+  perMinute: number,
+  ttlMs: number,
+): Promise<SessionAccessRow | undefined> {
   const rows = await rawQuery<MeteredRow & { session_id: string }>(db, AUTHENTICATE_SESSION_AND_METER, [tokenHash, perMinute, ttlMs]);
   const row = rows[0];
   return row ? { sessionId: row.session_id, ...meteredAccess(row, 0) } : undefined;

@@ -54,7 +54,8 @@ export async function enqueueDeliveries(
         })),
       )
       .returning();
-    for (const endpointId of new Set(input.endpointIds)) await notifyQueue(tx, { customerId: input.event.customerId, endpointId, taskQueue: input.taskQueue });
+    for (const endpointId of new Set(input.endpointIds))
+      await notifyQueue(tx, { customerId: input.event.customerId, endpointId, taskQueue: input.taskQueue });
     return rows;
   });
 }
@@ -91,7 +92,9 @@ export async function claimDueDeliveries(db: Executor, q: ClaimRequest): Promise
  */
 export async function claimDueDeliveriesOf(db: Executor, requests: readonly ClaimRequest[]): Promise<ClaimedDelivery[][]> {
   const answers: ClaimedDelivery[][] = requests.map(() => []);
-  const asked = requests.flatMap((q, ord) => (q.limit > 0 ? [{ ord, endpoint_id: q.endpointId, lim: q.limit, lease_ms: q.leaseMs, owner: q.owner }] : []));
+  const asked = requests.flatMap((q, ord) =>
+    q.limit > 0 ? [{ ord, endpoint_id: q.endpointId, lim: q.limit, lease_ms: q.leaseMs, owner: q.owner }] : [],
+  );
   if (asked.length === 0) return answers;
   const rows = await queryRows<{ ord: number; id: string; attempts_made: number; event: Record<string, unknown> }>(
     db,
@@ -214,7 +217,14 @@ export async function queueFigures(db: Executor, endpointIds: readonly string[])
   const out = new Map<string, QueueFiguresRow>();
   for (const id of endpointIds) out.set(id, { endpointId: id, backlog: 0, due: 0, inFlight: 0, oldestDueAt: null, nextDueAt: null });
   if (endpointIds.length === 0) return out;
-  const rows = await queryRows<{ endpoint_id: string; backlog: number; due: number; in_flight: number; oldest_due_at: string | Date | null; next_due_at: string | Date | null }>(
+  const rows = await queryRows<{
+    endpoint_id: string;
+    backlog: number;
+    due: number;
+    in_flight: number;
+    oldest_due_at: string | Date | null;
+    next_due_at: string | Date | null;
+  }>(
     db,
     sql`select endpoint_id,
           count(*)::int as backlog,
@@ -231,7 +241,14 @@ export async function queueFigures(db: Executor, endpointIds: readonly string[])
   );
   const date = (v: string | Date | null) => (v ? new Date(v) : null);
   for (const r of rows) {
-    out.set(r.endpoint_id, { endpointId: r.endpoint_id, backlog: r.backlog, due: r.due, inFlight: r.in_flight, oldestDueAt: date(r.oldest_due_at), nextDueAt: date(r.next_due_at) });
+    out.set(r.endpoint_id, {
+      endpointId: r.endpoint_id,
+      backlog: r.backlog,
+      due: r.due,
+      inFlight: r.in_flight,
+      oldestDueAt: date(r.oldest_due_at),
+      nextDueAt: date(r.next_due_at),
+    });
   }
   return out;
 }
@@ -240,7 +257,10 @@ export async function queueFigures(db: Executor, endpointIds: readonly string[])
  * Endpoints with rows due for longer than `graceMs` that no drain holds: their wake-up was missed
  * (a notification lost while Postgres restarted, a worker gone between the notice and the signal).
  */
-export async function overdueQueues(db: Executor, q: { taskQueue: string; graceMs: number; limit: number }): Promise<Array<{ endpointId: string; customerId: string }>> {
+export async function overdueQueues(
+  db: Executor,
+  q: { taskQueue: string; graceMs: number; limit: number },
+): Promise<Array<{ endpointId: string; customerId: string }>> {
   const rows = await queryRows<{ endpoint_id: string; customer_id: string }>(
     db,
     sql`select distinct endpoint_id, customer_id from deliveries

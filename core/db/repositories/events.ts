@@ -223,7 +223,10 @@ export interface DeliveryQuery {
   limit: number;
 }
 
-export async function listDeliveries(db: Executor, q: DeliveryQuery): Promise<Array<DeliveryRow & { eventType: string; attempts: DeliveryAttemptRow[] }>> {
+export async function listDeliveries(
+  db: Executor,
+  q: DeliveryQuery,
+): Promise<Array<DeliveryRow & { eventType: string; attempts: DeliveryAttemptRow[] }>> {
   const rows = await db
     .select({ delivery: deliveries, eventType: events.type })
     .from(deliveries)

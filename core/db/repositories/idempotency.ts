@@ -16,7 +16,10 @@ export type IdempotencyClaim = { claimed: true } | { claimed: false; fingerprint
  * Claims a key for a request, atomically: the first claim (or one after the key expired) wins and
  * runs the request; every other sees the first one's fingerprint and, once stored, its response.
  */
-export async function claimIdempotencyKey(db: Executor, q: { customerId: string; key: string; fingerprint: string; ttlMs: number }): Promise<IdempotencyClaim> {
+export async function claimIdempotencyKey(
+  db: Executor,
+  q: { customerId: string; key: string; fingerprint: string; ttlMs: number },
+): Promise<IdempotencyClaim> {
   const claimed = await queryRows<{ key: string }>(
     db,
     sql`insert into idempotency_keys (customer_id, key, fingerprint)
@@ -28,7 +31,8 @@ export async function claimIdempotencyKey(db: Executor, q: { customerId: string;
   );
   if (claimed.length > 0) {
     // Now and then, keys past their time are cleared out; each one is also replaced when reused.
-    if (Math.random() < PURGE_CHANCE) await db.delete(idempotencyKeys).where(sql`${idempotencyKeys.createdAt} < now() - ${q.ttlMs} * interval '1 millisecond'`);
+    if (Math.random() < PURGE_CHANCE)
+      await db.delete(idempotencyKeys).where(sql`${idempotencyKeys.createdAt} < now() - ${q.ttlMs} * interval '1 millisecond'`);
     return { claimed: true };
   }
   const [row] = await db

@@ -62,7 +62,9 @@ export async function findCustomerPrecheck(db: Executor, customerId: string, id:
   return row;
 }
 
-export type PrecheckChange = Partial<Pick<PrecheckRow, 'status' | 'officialTaskId' | 'violation' | 'quality' | 'issues' | 'reason' | 'completedAt'>>;
+export type PrecheckChange = Partial<
+  Pick<PrecheckRow, 'status' | 'officialTaskId' | 'violation' | 'quality' | 'issues' | 'reason' | 'completedAt'>
+>;
 
 /**
  * Applies a change to a pre-check that has not ended; an ended one is returned as it stands, so a

@@ -16,7 +16,12 @@ export async function findPublishRecord(db: Executor, id: string): Promise<Publi
 }
 
 /** The caller's record of an official handle on a track; another customer's is not found. */
-export async function findRecordByShareId(db: Executor, customerId: string, track: 'video' | 'shop', shareId: string): Promise<PublishRecordRow | undefined> {
+export async function findRecordByShareId(
+  db: Executor,
+  customerId: string,
+  track: 'video' | 'shop',
+  shareId: string,
+): Promise<PublishRecordRow | undefined> {
   const [row] = await db
     .select()
     .from(publishRecords)
@@ -33,7 +38,10 @@ export async function listPublishRecords(
   if (q.status) conditions.push(eq(publishRecords.status, q.status as PublishStatus));
   if (q.seatId) conditions.push(eq(publishRecords.seatId, q.seatId));
   if (q.fileId) {
-    const holders = db.select({ id: videos.id }).from(videos).where(and(eq(videos.customerId, q.customerId), eq(videos.fileId, q.fileId)));
+    const holders = db
+      .select({ id: videos.id })
+      .from(videos)
+      .where(and(eq(videos.customerId, q.customerId), eq(videos.fileId, q.fileId)));
     conditions.push(inArray(publishRecords.videoId, holders));
   }
   return db
@@ -91,13 +99,22 @@ export async function releaseSubmit(db: Executor, id: string): Promise<void> {
     .where(and(eq(publishRecords.id, id), isNull(publishRecords.shareId)));
 }
 
-export type PublishChange = Partial<Pick<PublishRecordRow, 'status' | 'officialStatus' | 'shareId' | 'postId' | 'reason' | 'reasonCategory' | 'submittedAt' | 'completedAt' | 'unconfirmedAt'>>;
+export type PublishChange = Partial<
+  Pick<
+    PublishRecordRow,
+    'status' | 'officialStatus' | 'shareId' | 'postId' | 'reason' | 'reasonCategory' | 'submittedAt' | 'completedAt' | 'unconfirmedAt'
+  >
+>;
 
 /**
  * Applies a change only if the record is still as the caller read it (status and post id), so of
  * two refreshers that saw the same change, one writes it. Undefined: someone else changed it first.
  */
-export async function updateIfUnchanged(db: Executor, seen: PublishRecordRow, change: PublishChange): Promise<PublishRecordRow | undefined> {
+export async function updateIfUnchanged(
+  db: Executor,
+  seen: PublishRecordRow,
+  change: PublishChange,
+): Promise<PublishRecordRow | undefined> {
   const [row] = await db
     .update(publishRecords)
     .set({ ...change, updatedAt: sql`now()` })

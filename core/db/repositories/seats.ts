@@ -28,7 +28,10 @@ export async function countSeatsForUpdate(db: Executor, customerId: string): Pro
 }
 
 export async function insertSeat(db: Executor, input: { customerId: string; name: string; track: SeatTrack }): Promise<SeatRow> {
-  const [row] = await db.insert(seats).values({ id: newId('seat'), ...input }).returning();
+  const [row] = await db
+    .insert(seats)
+    .values({ id: newId('seat'), ...input })
+    .returning();
   return row!;
 }
 
@@ -37,7 +40,12 @@ export async function insertSeat(db: Executor, input: { customerId: string; name
  * one, its username; on one track, or on either when the caller's purpose does not fix the track.
  * Undefined when none of the caller's seats holds it.
  */
-export async function findCustomerSeatByAccount(db: Executor, customerId: string, account: string, track?: SeatTrack): Promise<SeatRow | undefined> {
+export async function findCustomerSeatByAccount(
+  db: Executor,
+  customerId: string,
+  account: string,
+  track?: SeatTrack,
+): Promise<SeatRow | undefined> {
   const [row] = await db
     .select()
     .from(seats)
@@ -56,7 +64,10 @@ export async function findCustomerSeatByAccount(db: Executor, customerId: string
 
 /** On the path of every platform webhook (and of binding, in its transaction): rows read without drizzle's per-row checks. */
 export async function findSeatByAccount(db: Executor, track: SeatTrack, accountId: string): Promise<SeatRow | undefined> {
-  const [row] = await queryRows<Record<string, unknown>>(db, sql`select * from seats where platform = 'vplat' and track = ${track} and account_id = ${accountId}`);
+  const [row] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select * from seats where platform = 'vplat' and track = ${track} and account_id = ${accountId}`,
+  );
   return row ? readSeat(row) : undefined;
 }
 
@@ -80,7 +91,9 @@ export async function findSeatsByAccounts(db: Db, track: SeatTrack, accountIds: 
 export async function bindSeat(
   db: Executor,
   id: string,
-  binding: Pick<SeatRow, 'accountId' | 'accountUsername' | 'credentialsSealed' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'> & { accountId: string },
+  binding: Pick<SeatRow, 'accountId' | 'accountUsername' | 'credentialsSealed' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'> & {
+    accountId: string;
+  },
 ): Promise<SeatRow | undefined> {
   const [row] = await db
     .update(seats)

@@ -8,8 +8,14 @@ export type CustomerRow = typeof customers.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export async function insertCustomer(db: Executor, input: { name: string; seatQuota: number; planExpiresAt: Date | null }): Promise<CustomerRow> {
-  const [row] = await db.insert(customers).values({ id: newId('cus'), ...input }).returning();
+export async function insertCustomer(
+  db: Executor,
+  input: { name: string; seatQuota: number; planExpiresAt: Date | null },
+): Promise<CustomerRow> {
+  const [row] = await db
+    .insert(customers)
+    .values({ id: newId('cus'), ...input })
+    .returning();
   return row!;
 }
 
@@ -79,7 +85,10 @@ export async function insertApiKey(
   db: Executor,
   input: { customerId: string; userId: string; name: string; prefix: string; keyHash: string },
 ): Promise<ApiKeyRow> {
-  const [row] = await db.insert(apiKeys).values({ id: newId('key'), ...input }).returning();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ id: newId('key'), ...input })
+    .returning();
   return row!;
 }
 

@@ -22,7 +22,16 @@ export async function findVideo(db: Executor, id: string): Promise<VideoRow | un
 
 export async function insertVideo(
   db: Executor,
-  input: { id: string; customerId: string; seatId: string; track: SeatTrack; status: VideoStatus; source: VideoSource; sourceUrl?: string | null; fileName?: string | null },
+  input: {
+    id: string;
+    customerId: string;
+    seatId: string;
+    track: SeatTrack;
+    status: VideoStatus;
+    source: VideoSource;
+    sourceUrl?: string | null;
+    fileName?: string | null;
+  },
 ): Promise<VideoRow> {
   const [row] = await db.insert(videos).values(input).returning();
   return row!;
@@ -45,7 +54,12 @@ export async function transitionVideo(
   db: Executor,
   id: string,
   from: readonly VideoStatus[],
-  set: Partial<Pick<VideoRow, 'status' | 'storageKey' | 'sizeBytes' | 'sha256' | 'container' | 'fileId' | 'urlIssuedAt' | 'expiresAt' | 'failureReason' | 'details'>>,
+  set: Partial<
+    Pick<
+      VideoRow,
+      'status' | 'storageKey' | 'sizeBytes' | 'sha256' | 'container' | 'fileId' | 'urlIssuedAt' | 'expiresAt' | 'failureReason' | 'details'
+    >
+  >,
 ): Promise<VideoRow | undefined> {
   const [row] = await db
     .update(videos)
@@ -93,7 +107,12 @@ const lifetimeCandidate = { id: videos.id, customerId: videos.customerId, seatId
  * `graceMs` (younger ones may still have their start under way), oldest first.
  */
 export async function videosWithoutLifetime(db: Executor, q: { graceMs: number; limit: number }): Promise<LifetimeCandidate[]> {
-  return availableVideoTrack(db, and(isNull(videos.lifetimeStartedAt), sql`${videos.urlIssuedAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`)!, videos.urlIssuedAt, q.limit);
+  return availableVideoTrack(
+    db,
+    and(isNull(videos.lifetimeStartedAt), sql`${videos.urlIssuedAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`)!,
+    videos.urlIssuedAt,
+    q.limit,
+  );
 }
 
 /**
@@ -102,7 +121,12 @@ export async function videosWithoutLifetime(db: Executor, q: { graceMs: number; 
  * expiring them (terminated by an operator, say) or is stuck. Oldest expiry first.
  */
 export async function overdueVideos(db: Executor, q: { graceMs: number; limit: number }): Promise<LifetimeCandidate[]> {
-  return availableVideoTrack(db, and(isNotNull(videos.lifetimeStartedAt), sql`${videos.expiresAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`)!, videos.expiresAt, q.limit);
+  return availableVideoTrack(
+    db,
+    and(isNotNull(videos.lifetimeStartedAt), sql`${videos.expiresAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`)!,
+    videos.expiresAt,
+    q.limit,
+  );
 }
 
 /** Available video track records that also meet `condition`, in `order`: the repair's two lists. */

@@ -16,7 +16,10 @@ export async function insertEndpoint(
   db: Executor,
   input: { customerId: string; url: string; eventTypes: string[]; signingKey: string },
 ): Promise<WebhookEndpointRow> {
-  const [row] = await db.insert(webhookEndpoints).values({ id: newId('we'), ...input }).returning();
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ id: newId('we'), ...input })
+    .returning();
   return row!;
 }
 
@@ -51,7 +54,13 @@ export async function findEndpoint(db: Executor, id: string): Promise<WebhookEnd
 }
 
 /** A new signing key; the current one keeps signing beside it until `previousUntil`. */
-export async function rotateSigningKey(db: Executor, customerId: string, id: string, signingKey: string, previousUntil: Date): Promise<WebhookEndpointRow | undefined> {
+export async function rotateSigningKey(
+  db: Executor,
+  customerId: string,
+  id: string,
+  signingKey: string,
+  previousUntil: Date,
+): Promise<WebhookEndpointRow | undefined> {
   const [row] = await db
     .update(webhookEndpoints)
     .set({ signingKey, previousSigningKey: sql`${webhookEndpoints.signingKey}`, previousKeyExpiresAt: previousUntil })
@@ -91,7 +100,10 @@ export async function markEndpointFailing(db: Executor, id: string): Promise<Dat
 }
 
 export async function markEndpointHealthy(db: Executor, id: string): Promise<void> {
-  await db.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, id), isNotNull(webhookEndpoints.failingSince)));
+  await db
+    .update(webhookEndpoints)
+    .set({ failingSince: null })
+    .where(and(eq(webhookEndpoints.id, id), isNotNull(webhookEndpoints.failingSince)));
 }
 
 /** Disables the endpoint; true when this call did it (so its event is written once). */

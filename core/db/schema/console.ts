@@ -20,5 +20,9 @@ export const consoleSessions = pgTable(
     /** However active, a session ends here and the user signs in again. */
     absoluteExpiresAt: timestamp('absolute_expires_at', { withTimezone: true }).notNull(),
   },
-  (t) => [uniqueIndex('console_sessions_token_key').on(t.tokenHash), index('console_sessions_user_idx').on(t.userId), index('console_sessions_expires_idx').on(t.expiresAt)],
+  (t) => [
+    uniqueIndex('console_sessions_token_key').on(t.tokenHash),
+    index('console_sessions_user_idx').on(t.userId),
+    index('console_sessions_expires_idx').on(t.expiresAt),
+  ],
 );

@@ -71,9 +71,13 @@ export const deliveries = pgTable(
     index('deliveries_event_idx').on(t.eventId),
     index('deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     // An event's first delivery to an endpoint exists once, however often its intake is retried.
-    uniqueIndex('deliveries_initial_key').on(t.eventId, t.endpointId).where(sql`reason = 'initial'`),
+    uniqueIndex('deliveries_initial_key')
+      .on(t.eventId, t.endpointId)
+      .where(sql`reason = 'initial'`),
     // The queue: an endpoint's pending rows in due order.
-    index('deliveries_due_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('deliveries_due_idx')
+      .on(t.endpointId, t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
   ],
 );
 

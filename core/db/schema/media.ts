@@ -68,8 +68,12 @@ export const videos = pgTable(
     index('videos_customer_idx').on(t.customerId, t.id),
     // The repair's two questions, each over the few rows that can answer it: available records
     // with no confirmed timer, and available records past their expiry.
-    index('videos_lifetime_unconfirmed_idx').on(t.urlIssuedAt).where(sql`${t.status} = 'available' and ${t.track} = 'video' and ${t.lifetimeStartedAt} is null`),
-    index('videos_available_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'available' and ${t.track} = 'video'`),
+    index('videos_lifetime_unconfirmed_idx')
+      .on(t.urlIssuedAt)
+      .where(sql`${t.status} = 'available' and ${t.track} = 'video' and ${t.lifetimeStartedAt} is null`),
+    index('videos_available_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.status} = 'available' and ${t.track} = 'video'`),
     check('videos_track_check', sql`${t.track} in ('video', 'shop')`),
     check('videos_status_check', sql`${t.status} in ('uploading', 'processing', 'available', 'failed', 'expired')`),
   ],
@@ -118,7 +122,10 @@ export const publishRecords = pgTable(
   (t) => [
     index('publish_records_customer_idx').on(t.customerId, t.id),
     uniqueIndex('publish_records_share_key').on(t.track, t.shareId),
-    check('publish_records_status_check', sql`${t.status} in ('submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error')`),
+    check(
+      'publish_records_status_check',
+      sql`${t.status} in ('submitted', 'publish_processing', 'publish_complete', 'publish_failed', 'publish_draft_inbox', 'service_error')`,
+    ),
   ],
 );
 

@@ -57,7 +57,12 @@ export interface UploadVideoFileData {
 }
 
 /** MP4, MOV, MKV, WMV, WEBM, AVI, 3GP, FLV or MPEG, at most 100 MB. */
-export function uploadVideoFile(client: ShopClient, accessToken: string, file: UploadFile, opts: UploadOptions = {}): Promise<UploadVideoFileData> {
+export function uploadVideoFile(
+  client: ShopClient,
+  accessToken: string,
+  file: UploadFile,
+  opts: UploadOptions = {},
+): Promise<UploadVideoFileData> {
   return client.upload<UploadVideoFileData>(SHOP_CONTENT_PATHS.videoFiles, accessToken, formWith(file), opts.totalMs);
 }
 
@@ -69,7 +74,12 @@ export interface UploadPhotoFileData {
 }
 
 /** JPG, PNG, WEBP, HEIC or BMP, at most 10 MB, aspect ratio 9:16 to 16:9. */
-export function uploadPhotoFile(client: ShopClient, accessToken: string, file: UploadFile, opts: UploadOptions = {}): Promise<UploadPhotoFileData> {
+export function uploadPhotoFile(
+  client: ShopClient,
+  accessToken: string,
+  file: UploadFile,
+  opts: UploadOptions = {},
+): Promise<UploadPhotoFileData> {
   return client.upload<UploadPhotoFileData>(SHOP_CONTENT_PATHS.photoFiles, accessToken, formWith(file), opts.totalMs);
 }
 

@@ -37,15 +37,36 @@ export class VplatClient {
 
   /** An endpoint that takes the account's access token. `endpoint` is relative, e.g. `business/video/publish/`. */
   get<T>(endpoint: string, accessToken: string, query: Record<string, QueryValue>): Promise<T> {
-    return this.http.call<T>({ platform: 'vplat', method: 'GET', url: this.url(endpoint), endpoint, query: encodeQuery(query), headers: { 'access-token': accessToken } });
+    return this.http.call<T>({
+      platform: 'vplat',
+      method: 'GET',
+      url: this.url(endpoint),
+      endpoint,
+      query: encodeQuery(query),
+      headers: { 'access-token': accessToken },
+    });
   }
 
   post<T>(endpoint: string, accessToken: string, body: object): Promise<T> {
-    return this.http.call<T>({ platform: 'vplat', method: 'POST', url: this.url(endpoint), endpoint, body: JSON.stringify(body), headers: { 'access-token': accessToken } });
+    return this.http.call<T>({
+      platform: 'vplat',
+      method: 'POST',
+      url: this.url(endpoint),
+      endpoint,
+      body: JSON.stringify(body),
+      headers: { 'access-token': accessToken },
+    });
   }
 
   upload<T>(endpoint: string, accessToken: string, form: FormData): Promise<T> {
-    return this.http.call<T>({ platform: 'vplat', method: 'POST', url: this.url(endpoint), endpoint, body: form, headers: { 'access-token': accessToken } });
+    return this.http.call<T>({
+      platform: 'vplat',
+      method: 'POST',
+      url: this.url(endpoint),
+      endpoint,
+      body: form,
+      headers: { 'access-token': accessToken },
+    });
   }
 
   /** Endpoints that authenticate the app by credentials in the body or query (OAuth, webhook configuration). */

@@ -96,7 +96,6 @@ export interface CommentReplyCreateRequest extends CommentContent {
   reply_image_url?: string;
 }
 
-
 export interface CommentImageFile {
   bytes: Uint8Array;
   fileName: string;
@@ -126,7 +125,11 @@ export function createCommentReply(client: VplatClient, accessToken: string, bod
   return client.post<CommentCreateData>('business/comment/reply/create/', accessToken, body);
 }
 
-export function likeComment(client: VplatClient, accessToken: string, body: { business_id: string; comment_id: string; action: 'LIKE' | 'UNLIKE' }): Promise<Record<string, never>> {
+export function likeComment(
+  client: VplatClient,
+  accessToken: string,
+  body: { business_id: string; comment_id: string; action: 'LIKE' | 'UNLIKE' },
+): Promise<Record<string, never>> {
   return client.post<Record<string, never>>('business/comment/like/', accessToken, body);
 }
 
@@ -139,12 +142,21 @@ export function hideComment(
 }
 
 /** Only the account's own comments can be deleted; others' can be hidden. */
-export function deleteComment(client: VplatClient, accessToken: string, body: { business_id: string; comment_id: string }): Promise<Record<string, never>> {
+export function deleteComment(
+  client: VplatClient,
+  accessToken: string,
+  body: { business_id: string; comment_id: string },
+): Promise<Record<string, never>> {
   return client.post<Record<string, never>>('business/comment/delete/', accessToken, body);
 }
 
 /** JPG, JPEG, WebP or PNG, at most 5 MB, from 360x360 up to 1080x1920 (or 1920x1080) pixels. */
-export function uploadCommentImage(client: VplatClient, accessToken: string, businessId: string, file: CommentImageFile): Promise<CommentImageUploadData> {
+export function uploadCommentImage(
+  client: VplatClient,
+  accessToken: string,
+  businessId: string,
+  file: CommentImageFile,
+): Promise<CommentImageUploadData> {
   const form = new FormData();
   form.append('business_id', businessId);
   form.append('image_file', new Blob([file.bytes], { type: file.contentType }), file.fileName);

@@ -117,7 +117,9 @@ export const VIDEO_SETTINGS_FIELDS: FieldTable = [
 
 /** Official fields of business/get that land in `metrics[]` only (followers_count is both). */
 export const DAILY_ONLY_FIELDS: ReadonlySet<string> = new Set(
-  DAILY_METRIC_FIELDS.map(([, official]) => official).filter((official) => official !== 'date' && !ACCOUNT_FIELDS.some(([, a]) => a === official)),
+  DAILY_METRIC_FIELDS.map(([, official]) => official).filter(
+    (official) => official !== 'date' && !ACCOUNT_FIELDS.some(([, a]) => a === official),
+  ),
 );
 
 /** business/get fields a caller may ask for: the account table (less the `metrics` container) and the daily one (less `date`). */
@@ -129,5 +131,7 @@ export const REQUESTABLE_ACCOUNT_FIELDS: FieldTable = [
 /** Flattens each element of an official list of objects through its table. */
 export function fromOfficialList(table: FieldTable, list: unknown): unknown {
   if (!Array.isArray(list)) return list;
-  return list.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? fromOfficial(table, item as Record<string, unknown>) : item));
+  return list.map((item) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item) ? fromOfficial(table, item as Record<string, unknown>) : item,
+  );
 }

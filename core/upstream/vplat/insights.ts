@@ -215,6 +215,10 @@ export function listVideos(client: VplatClient, accessToken: string, query: Vide
   return client.get<VideoListData>('business/video/list/', accessToken, { ...query });
 }
 
-export function getBenchmark(client: VplatClient, accessToken: string, query: { business_id: string; business_category: BusinessCategory }): Promise<BenchmarkData> {
+export function getBenchmark(
+  client: VplatClient,
+  accessToken: string,
+  query: { business_id: string; business_category: BusinessCategory },
+): Promise<BenchmarkData> {
   return client.get<BenchmarkData>('business/benchmark/', accessToken, { ...query });
 }

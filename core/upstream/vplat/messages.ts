@@ -175,7 +175,11 @@ export function listConversations(client: VplatClient, accessToken: string, quer
   return client.get<ConversationListData>('business/message/conversation/list/', accessToken, { ...query });
 }
 
-export function listMessages(client: VplatClient, accessToken: string, query: { business_id: string; conversation_id: string }): Promise<MessageListData> {
+export function listMessages(
+  client: VplatClient,
+  accessToken: string,
+  query: { business_id: string; conversation_id: string },
+): Promise<MessageListData> {
   return client.get<MessageListData>('business/message/content/list/', accessToken, { ...query });
 }
 
@@ -184,7 +188,12 @@ export function sendMessage(client: VplatClient, accessToken: string, body: Send
 }
 
 /** JPG or PNG, at most 3 MB; the media_id stays valid for 30 days. */
-export function uploadMessageMedia(client: VplatClient, accessToken: string, businessId: string, file: MessageMediaFile): Promise<{ media_id: string }> {
+export function uploadMessageMedia(
+  client: VplatClient,
+  accessToken: string,
+  businessId: string,
+  file: MessageMediaFile,
+): Promise<{ media_id: string }> {
   const form = new FormData();
   form.append('business_id', businessId);
   form.append('media_type', 'IMAGE');
@@ -226,7 +235,11 @@ export function getAutoMessages(
 }
 
 /** Starts in review (REVIEWING). At most 1 welcome message, 3 suggested questions, 6 chat prompts; duplicates are refused. */
-export function createAutoMessage(client: VplatClient, accessToken: string, body: { business_id: string } & AutoMessageContent): Promise<AutoMessageWriteData> {
+export function createAutoMessage(
+  client: VplatClient,
+  accessToken: string,
+  body: { business_id: string } & AutoMessageContent,
+): Promise<AutoMessageWriteData> {
   return client.post<AutoMessageWriteData>('business/message/auto_message/create/', accessToken, body);
 }
 

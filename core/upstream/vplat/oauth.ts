@@ -36,7 +36,11 @@ export function refreshAccessToken(client: VplatClient, refreshToken: string): P
 }
 
 export async function revokeAccessToken(client: VplatClient, accessToken: string): Promise<void> {
-  await client.appPost('tt_user/oauth2/revoke/', { client_id: client.settings.appId, client_secret: client.settings.appSecret, access_token: accessToken });
+  await client.appPost('tt_user/oauth2/revoke/', {
+    client_id: client.settings.appId,
+    client_secret: client.settings.appSecret,
+    access_token: accessToken,
+  });
 }
 
 export function getTokenInfo(client: VplatClient, accessToken: string): Promise<{ app_id: string; scope: string; creator_id: string }> {
@@ -44,7 +48,10 @@ export function getTokenInfo(client: VplatClient, accessToken: string): Promise<
 }
 
 /** The consent page address a person is sent to; `authorizeUrl` is the platform's (or the emulator's) page. */
-export function authorizePageUrl(authorizeUrl: string, input: { clientKey: string; redirectUri: string; state: string; scopes?: string[] }): string {
+export function authorizePageUrl(
+  authorizeUrl: string,
+  input: { clientKey: string; redirectUri: string; state: string; scopes?: string[] },
+): string {
   const url = new URL(authorizeUrl);
   url.searchParams.set('client_key', input.clientKey);
   url.searchParams.set('response_type', 'code');

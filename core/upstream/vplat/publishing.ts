@@ -91,7 +91,11 @@ export function publishPhoto(client: VplatClient, accessToken: string, body: Pho
   return client.post('business/photo/publish/', accessToken, body);
 }
 
-export function getPublishStatus(client: VplatClient, accessToken: string, query: { business_id: string; publish_id: string }): Promise<PublishStatusResponse> {
+export function getPublishStatus(
+  client: VplatClient,
+  accessToken: string,
+  query: { business_id: string; publish_id: string },
+): Promise<PublishStatusResponse> {
   return client.get('business/publish/status/', accessToken, query);
 }
 
@@ -107,6 +111,10 @@ export function suggestHashtags(
   return client.get('business/hashtag/suggestion/', accessToken, query);
 }
 
-export function searchLocations(client: VplatClient, accessToken: string, query: { business_id: string; search_query: string }): Promise<LocationSearchResponse> {
+export function searchLocations(
+  client: VplatClient,
+  accessToken: string,
+  query: { business_id: string; search_query: string },
+): Promise<LocationSearchResponse> {
   return client.get('business/publish/location/', accessToken, query);
 }

@@ -15,7 +15,10 @@ export interface WebhookSubscription {
   item_list?: string[];
 }
 
-export function updateWebhook(client: VplatClient, input: { eventType: WebhookEventType; callbackUrl: string; itemList?: string[] }): Promise<WebhookSubscription> {
+export function updateWebhook(
+  client: VplatClient,
+  input: { eventType: WebhookEventType; callbackUrl: string; itemList?: string[] },
+): Promise<WebhookSubscription> {
   return client.appPost('business/webhook/update/', {
     app_id: client.settings.appId,
     secret: client.settings.appSecret,
@@ -26,10 +29,17 @@ export function updateWebhook(client: VplatClient, input: { eventType: WebhookEv
 }
 
 export function getWebhook(client: VplatClient, eventType: WebhookEventType): Promise<WebhookSubscription> {
-  return client.appGet('business/webhook/list/', { app_id: client.settings.appId, secret: client.settings.appSecret, event_type: eventType });
+  return client.appGet('business/webhook/list/', {
+    app_id: client.settings.appId,
+    secret: client.settings.appSecret,
+    event_type: eventType,
+  });
 }
 
-export function deleteWebhook(client: VplatClient, input: { eventType: WebhookEventType; itemList?: string[] }): Promise<WebhookSubscription> {
+export function deleteWebhook(
+  client: VplatClient,
+  input: { eventType: WebhookEventType; itemList?: string[] },
+): Promise<WebhookSubscription> {
   return client.appPost('business/webhook/delete/', {
     app_id: client.settings.appId,
     secret: client.settings.appSecret,
@@ -100,7 +110,8 @@ export function verifyOfficialWebhook(opts: {
   } catch {
     return { ok: false, reason: 'body is not valid JSON' };
   }
-  if (typeof webhook.event !== 'string' || typeof webhook.user_openid !== 'string') return { ok: false, reason: 'missing event or user_openid' };
+  if (typeof webhook.event !== 'string' || typeof webhook.user_openid !== 'string')
+    return { ok: false, reason: 'missing event or user_openid' };
   if (opts.appId && webhook.client_key !== opts.appId) return { ok: false, reason: 'push for another app' };
   return { ok: true, webhook, content };
 }

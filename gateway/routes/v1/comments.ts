@@ -25,7 +25,7 @@ export const commentRoutes: RpcRoute[] = [
   defineRoute({
     method: 'GET',
     url: `${COMMENT}/list`,
-    summary: 'List the comments of one of the account\'s posts',
+    summary: "List the comments of one of the account's posts",
     rpc: CommentService.method.listComments,
     schema: { querystring: CommentListQuery, response: { 200: okEnvelope(CommentPageJson) } },
     toRequest: (req) => {
@@ -85,7 +85,7 @@ export const commentRoutes: RpcRoute[] = [
   defineRoute({
     method: 'POST',
     url: `${COMMENT}/delete`,
-    summary: 'Delete one of the account\'s own comments (others\' can only be hidden)',
+    summary: "Delete one of the account's own comments (others' can only be hidden)",
     rpc: CommentService.method.deleteComment,
     schema: { body: CommentDeleteBody, response: { 200: okEnvelope(EmptyJson) } },
     toRequest: (req) => req.body,

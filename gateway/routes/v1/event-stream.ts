@@ -36,7 +36,8 @@ const EventStreamQuery = Type.Object(
     lastEventId: Type.Optional(
       Type.String({
         maxLength: 200,
-        description: 'Resume after this event, for clients that cannot send the Last-Event-ID header; "start" (the id a stream opened before the first event begins with) replays the whole log',
+        description:
+          'Resume after this event, for clients that cannot send the Last-Event-ID header; "start" (the id a stream opened before the first event begins with) replays the whole log',
       }),
     ),
   },
@@ -81,7 +82,8 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
       querystring: EventStreamQuery,
       response: {
         200: {
-          description: 'text/event-stream: `id`, `event` (the type) and `data` (the event object) per event; `: heartbeat` comments while idle',
+          description:
+            'text/event-stream: `id`, `event` (the type) and `data` (the event object) per event; `: heartbeat` comments while idle',
           content: { 'text/event-stream': { schema: Type.String() } },
         },
       },
@@ -117,7 +119,13 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
       let messages: AsyncIterator<WatchEventsResponse>;
       let first: IteratorResult<WatchEventsResponse>;
       try {
-        const res = await transport.stream(EventService.method.watchEvents, call.signal, undefined, forwardedHeaders(req), single({ afterEventId, types }));
+        const res = await transport.stream(
+          EventService.method.watchEvents,
+          call.signal,
+          undefined,
+          forwardedHeaders(req),
+          single({ afterEventId, types }),
+        );
         messages = res.message[Symbol.asyncIterator]();
         // Core sends a first message once the stream is live: every refusal comes before it.
         first = await messages.next();
@@ -202,7 +210,9 @@ function resumeRefusal(err: unknown, sentAs: 'Last-Event-ID' | 'lastEventId'): u
   const rendered = renderConnectError(err);
   if (rendered.data.field !== 'after_event_id') return err;
   const where = sentAs === 'Last-Event-ID' ? 'the Last-Event-ID header' : 'the lastEventId parameter';
-  return new ApiError(rendered.code, rendered.message.replace(/^after_event_id: /, `${where}: `), { data: { ...rendered.data, field: sentAs } });
+  return new ApiError(rendered.code, rendered.message.replace(/^after_event_id: /, `${where}: `), {
+    data: { ...rendered.data, field: sentAs },
+  });
 }
 
 /** Sent last by a closing gateway; a comment says why the stream ends, `retry` when to return. */

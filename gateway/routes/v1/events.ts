@@ -40,7 +40,13 @@ export function deliveryJson(d: Delivery): Static<typeof DeliveryJson> {
 }
 
 /** `types` of a query: comma-separated patterns, as one list. */
-const patternList = (types: string | undefined) => (types ? types.split(',').map((t) => t.trim()).filter(Boolean) : []);
+const patternList = (types: string | undefined) =>
+  types
+    ? types
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : [];
 
 const pageQuery = (req: { query: ListDeliveriesQuery }) => {
   const q = req.query;

@@ -10,4 +10,14 @@ import { seatRoutes } from './seats';
 import { webhookEndpointRoutes } from './webhook-endpoints';
 
 /** Every /v1 route, in the order the spec lists them. */
-export const v1Routes: RpcRoute[] = [...seatRoutes, ...publishingRoutes, ...shopCatalogRoutes, ...precheckRoutes, ...commentRoutes, ...messageRoutes, ...insightRoutes, ...webhookEndpointRoutes, ...eventRoutes];
+export const v1Routes: RpcRoute[] = [
+  ...seatRoutes,
+  ...publishingRoutes,
+  ...shopCatalogRoutes,
+  ...precheckRoutes,
+  ...commentRoutes,
+  ...messageRoutes,
+  ...insightRoutes,
+  ...webhookEndpointRoutes,
+  ...eventRoutes,
+];

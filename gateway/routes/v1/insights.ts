@@ -14,10 +14,8 @@ import {
 import { defineRoute, type RpcRoute } from '../../rpc-route';
 import { BUSINESS } from './paths';
 
-
 /** A comma list from one query value; empty entries are kept, for core to refuse by name. */
 const commaList = (value: string | undefined): string[] => (value === undefined ? [] : value.split(',').map((s) => s.trim()));
-
 
 const videoListSchema = { response: { 200: okEnvelope(VideoInsightsJson) } };
 
@@ -38,7 +36,8 @@ export const insightRoutes: RpcRoute[] = [
   defineRoute({
     method: 'GET',
     url: `${BUSINESS}/video/list`,
-    summary: 'The account\'s posts with their metrics, newest first; filter videoIds=<postId>,…; for a shop track account, its shop videos by title, from and to',
+    summary:
+      "The account's posts with their metrics, newest first; filter videoIds=<postId>,…; for a shop track account, its shop videos by title, from and to",
     rpc: InsightService.method.listVideoInsights,
     schema: { querystring: VideoInsightsQuery, ...videoListSchema },
     toRequest: (req) => {

@@ -26,7 +26,8 @@ export async function registerMessageMediaRoute(app: FastifyInstance, opts: { tr
     transport: opts.transport,
     url: `${MESSAGE}/media/upload`,
     schema: {
-      summary: 'Upload a message image (JPG or PNG, at most 3 MB): multipart/form-data with account, then the part file; returns mediaId, valid 30 days (expiresAt)',
+      summary:
+        'Upload a message image (JPG or PNG, at most 3 MB): multipart/form-data with account, then the part file; returns mediaId, valid 30 days (expiresAt)',
       body: { content: { 'multipart/form-data': { schema: MessageMediaUploadFields } } },
       response: { 200: okEnvelope(MediaUploadJson) },
     },
@@ -44,9 +45,15 @@ function registerMediaContentRoute(app: FastifyInstance, transport: Transport): 
     method: 'GET',
     url: `${MESSAGE}/media/content`,
     schema: {
-      summary: 'The bytes of a message\'s image or video, fetched for you with the account\'s token (the platform\'s download address needs it); the same fields as media/download, in the query',
+      summary:
+        "The bytes of a message's image or video, fetched for you with the account's token (the platform's download address needs it); the same fields as media/download, in the query",
       querystring: MediaDownloadBody,
-      response: { 200: { description: 'The file, with the platform\'s Content-Type', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
+      response: {
+        200: {
+          description: "The file, with the platform's Content-Type",
+          content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+        },
+      },
     },
     config: { access: Access.READ },
     attachValidation: true,

@@ -37,7 +37,12 @@ export const messageRoutes: RpcRoute[] = [
     schema: { querystring: ConversationListQuery, ...flat },
     toRequest: (req) => {
       const q = req.query;
-      return { account: q.account, conversationType: q.conversationType, limit: q.limit, cursor: q.cursor === undefined ? undefined : BigInt(q.cursor) };
+      return {
+        account: q.account,
+        conversationType: q.conversationType,
+        limit: q.limit,
+        cursor: q.cursor === undefined ? undefined : BigInt(q.cursor),
+      };
     },
     toData: dataOf,
   }),
@@ -56,7 +61,8 @@ export const messageRoutes: RpcRoute[] = [
   defineRoute({
     method: 'POST',
     url: `${MESSAGE}/send`,
-    summary: 'Send exactly one of: text, imageMediaId, sharePostItemId, a QA card (templateType, templateTitle, templateButtons), senderAction TYPING or MARK_READ',
+    summary:
+      'Send exactly one of: text, imageMediaId, sharePostItemId, a QA card (templateType, templateTitle, templateButtons), senderAction TYPING or MARK_READ',
     rpc: MessageService.method.sendMessage,
     schema: { body: SendMessageBody, ...flat },
     toRequest: (req) => {
@@ -79,7 +85,7 @@ export const messageRoutes: RpcRoute[] = [
   defineRoute({
     method: 'POST',
     url: `${MESSAGE}/media/download`,
-    summary: 'A download address of a message\'s image or video, valid 24 hours (expiresAt)',
+    summary: "A download address of a message's image or video, valid 24 hours (expiresAt)",
     rpc: MessageService.method.getMediaDownload,
     schema: { body: MediaDownloadBody, response: { 200: okEnvelope(MediaDownloadJson) } },
     toRequest: (req) => {
@@ -96,7 +102,12 @@ export const messageRoutes: RpcRoute[] = [
     schema: { querystring: CapabilitiesQuery, ...flat },
     toRequest: (req) => {
       const q = req.query;
-      return { account: q.account, capabilityTypes: q.capabilityTypes ?? [], conversationId: q.conversationId, conversationType: q.conversationType };
+      return {
+        account: q.account,
+        capabilityTypes: q.capabilityTypes ?? [],
+        conversationId: q.conversationId,
+        conversationType: q.conversationType,
+      };
     },
     toData: dataOf,
   }),

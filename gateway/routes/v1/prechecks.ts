@@ -21,7 +21,7 @@ export const precheckRoutes: RpcRoute[] = [
   defineRoute({
     method: 'GET',
     url: '/publish/tts/precheck/:taskId',
-    summary: 'One pre-check: status, the violation and quality dimensions (passed or failed) and the shop\'s issues',
+    summary: "One pre-check: status, the violation and quality dimensions (passed or failed) and the shop's issues",
     rpc: PrecheckService.method.getPrecheck,
     schema: { params: PrecheckIdParams, response: { 200: okEnvelope(PrecheckJson) } },
     toRequest: (req) => ({ id: req.params.taskId }),

@@ -1,5 +1,10 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { PublishService, type GetPublishStatusResponse, type GetShopPublishStatusResponse, type PublishVideoRequestSchema } from '../../../gen/vps/publish/v1/publish_pb';
+import {
+  PublishService,
+  type GetPublishStatusResponse,
+  type GetShopPublishStatusResponse,
+  type PublishVideoRequestSchema,
+} from '../../../gen/vps/publish/v1/publish_pb';
 import { publishRecordJson, shopPublishJson } from '../../presenters/publishing';
 import { deprecated, okEnvelope } from '../../schemas/common';
 import {
@@ -22,9 +27,12 @@ import {
 import { defineRoute } from '../../rpc-route';
 import { BUSINESS } from './paths';
 
-
 /** Both publish routes carry the same post fields; only the account field's name differs. */
-function videoPostRequest(body: Omit<VideoPublishBody, 'account'>, account: string, channel: 'v1.3' | 'legacy'): MessageInitShape<typeof PublishVideoRequestSchema> {
+function videoPostRequest(
+  body: Omit<VideoPublishBody, 'account'>,
+  account: string,
+  channel: 'v1.3' | 'legacy',
+): MessageInitShape<typeof PublishVideoRequestSchema> {
   return {
     channel,
     account,
@@ -61,7 +69,6 @@ function statusData(res: GetPublishStatusResponse | GetShopPublishStatusResponse
     matchedRecord: false as const,
   };
 }
-
 
 const statusSchema = { response: { 200: okEnvelope(PublishStatusJson) } };
 

@@ -13,7 +13,14 @@ import { PHOTO_MAX_BYTES } from '../../../core/shop/photo';
 import { registerSmallUpload } from '../../multipart';
 import { defineRoute, forwardedHeaders, type RpcRoute } from '../../rpc-route';
 import { okEnvelope } from '../../schemas/common';
-import { MusicPageJson, MusicSearchBody, PhotoJson, PhotoUploadFields, ProductPageJson, ProductQueryBody } from '../../schemas/shop-catalog';
+import {
+  MusicPageJson,
+  MusicSearchBody,
+  PhotoJson,
+  PhotoUploadFields,
+  ProductPageJson,
+  ProductQueryBody,
+} from '../../schemas/shop-catalog';
 
 /** POST /v1/products/query and POST /v1/music/search. */
 export const shopCatalogRoutes: RpcRoute[] = [
@@ -51,7 +58,14 @@ export const shopCatalogRoutes: RpcRoute[] = [
     schema: { body: MusicSearchBody, response: { 200: okEnvelope(MusicPageJson) } },
     toRequest: (req) => {
       const b = req.body;
-      return { accountId: b.accountId, keyword: b.keyword, pageSize: b.pageSize ?? 0, cursor: b.cursor ?? '', region: b.region ?? '', language: b.language ?? '' };
+      return {
+        accountId: b.accountId,
+        keyword: b.keyword,
+        pageSize: b.pageSize ?? 0,
+        cursor: b.cursor ?? '',
+        region: b.region ?? '',
+        language: b.language ?? '',
+      };
     },
     toData: (res) => ({ items: res.music, nextCursor: res.nextCursor || null }),
   }),
@@ -78,7 +92,16 @@ export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { tra
         data: upload.data,
       });
       const photo = res.message;
-      return { header: res.header, data: { photoUri: photo.photoUri, format: photo.format, width: photo.width, height: photo.height, sizeBytes: Number(photo.sizeBytes) } };
+      return {
+        header: res.header,
+        data: {
+          photoUri: photo.photoUri,
+          format: photo.format,
+          width: photo.width,
+          height: photo.height,
+          sizeBytes: Number(photo.sizeBytes),
+        },
+      };
     },
   });
 }

@@ -21,7 +21,15 @@ import { uploadedVideoJson, videoJson } from '../../presenters/videos';
 import { discardRest, FIELD_LIMIT_BYTES, fieldsThenFile, refuseInput, type PartAfterFile } from '../../multipart';
 import { defineRoute, forwardedHeaders, forwardResponseHeaders, nulField } from '../../rpc-route';
 import { okEnvelope } from '../../schemas/common';
-import { ListVideosQuery, MultipartUploadFields, RemoteUploadBody, UploadedVideoJson, VideoIdParams, VideoJson, VideoPageJson } from '../../schemas/videos';
+import {
+  ListVideosQuery,
+  MultipartUploadFields,
+  RemoteUploadBody,
+  UploadedVideoJson,
+  VideoIdParams,
+  VideoJson,
+  VideoPageJson,
+} from '../../schemas/videos';
 
 export const videoRoutes = [
   defineRoute({
@@ -55,7 +63,6 @@ export const videoRoutes = [
     toData: (res) => videoJson(res.video!),
   }),
 ];
-
 
 /**
  * What the multipart parser may hold ahead of the store. busboy's default, 16 KiB, let one socket
@@ -94,7 +101,8 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
       config: { access: Access.WRITE },
       attachValidation: true,
       schema: {
-        summary: 'Upload a video: multipart/form-data with seatId or account then the file part, or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
+        summary:
+          'Upload a video: multipart/form-data with seatId or account then the file part, or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
         // The multipart schema documents the form; its parts are streamed and checked one by one.
         body: { content: { 'application/json': { schema: RemoteUploadBody }, 'multipart/form-data': { schema: MultipartUploadFields } } },
         response: { 200: okEnvelope(UploadedVideoJson) },
@@ -106,7 +114,8 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
 
 async function remoteUpload(req: FastifyRequest<{ Body: RemoteUploadBody | null | undefined }>, reply: FastifyReply, transport: Transport) {
   const body = req.body;
-  if (body === undefined || body === null) return refuseInput(transport, req, 'body: send JSON with sourceUrl, or multipart/form-data with a file', 'body');
+  if (body === undefined || body === null)
+    return refuseInput(transport, req, 'body: send JSON with sourceUrl, or multipart/form-data with a file', 'body');
   const invalid = req.validationError?.message ?? nulField(req);
   if (invalid) await refuseInput(transport, req, invalid, invalid.split(':')[0] ?? 'body');
   const res = await transport.unary(VideoService.method.createRemoteUpload, undefined, undefined, forwardedHeaders(req), {
@@ -151,7 +160,9 @@ async function storeFile(
   if (begun.header.get(IDEMPOTENT_REPLAYED_HEADER) === 'true') {
     // A repeat of an upload already begun: its bytes are not stored twice; the record as it is now.
     await pipeline(part.file, new Writable({ write: (_chunk, _enc, done) => done() }));
-    const current = await transport.unary(VideoService.method.getVideo, undefined, undefined, forwardedHeaders(req), { id: begun.message.video!.id });
+    const current = await transport.unary(VideoService.method.getVideo, undefined, undefined, forwardedHeaders(req), {
+      id: begun.message.video!.id,
+    });
     return current.message.video!;
   }
   const complete = (facts: { sizeBytes?: number; sha256?: string; container?: string; failureReason?: string }) =>
@@ -170,7 +181,8 @@ async function storeFile(
       // Not the caller's doing: the record fails with the reason (core's 2001 refusal of the
       // upload is expected), and the answer is the store's retryable 503.
       await complete({ failureReason: 'file: the media store was unavailable; upload again' }).catch((refusal: unknown) => {
-        if (!(refusal instanceof ConnectError && refusal.metadata.get(CODE_HEADER) === '2001')) req.log.error({ err: refusal }, 'could not fail the record of an upload the store lost');
+        if (!(refusal instanceof ConnectError && refusal.metadata.get(CODE_HEADER) === '2001'))
+          req.log.error({ err: refusal }, 'could not fail the record of an upload the store lost');
       });
       throw err;
     }
