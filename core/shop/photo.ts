@@ -1,7 +1,7 @@
 /**
  * The cover photo rule (spec, Limits: at most 10 MB, aspect ratio 9:16 to 16:9), judged from the
  * bytes alone: the format from the file's signature and the size from the image's own header
- * (sandbox/media.ts recognises media for every upload), never from the client's name or type.
+ * (core/media/formats.ts recognises media for every upload), never from the client's name or type.
  * The gateway reads at most PHOTO_MAX_BYTES + 1 bytes, so one byte too many is enough to refuse.
  */
 import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../media/formats';

@@ -91,7 +91,7 @@ describe('videoUploadWorkflow meeting the expiry repair', () => {
       expireVideoFile: async () => undefined,
     });
     const { result, lifetimeRunId, runningRunId } = await worker.runUntil(async () => {
-      // The repair's start, as core/temporal/video-lifetime.ts makes it.
+      // The repair's start, as core/temporal/client.ts makes it.
       const lifetime: VideoLifetimeInput = { videoId, expiresAtMs };
       const started = await env.client.workflow.start('videoLifetimeWorkflow', {
         taskQueue,
