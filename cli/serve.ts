@@ -33,13 +33,14 @@ import { createUpstream, type Upstream } from '../core/upstream';
 import { resolveUpstream, type UpstreamSettings } from '../core/upstream/settings';
 import { EventHub } from '../core/events/event-hub';
 import type { EventRecorder } from '../core/events/recorder';
-import { coreDepsFromConfig, eventRecorderFromConfig, tokenRefreshFromConfig } from '../core/deps-from-config';
+import { coreDepsFromConfig, eventRecorderFromConfig, tokenRefreshFromConfig, type LocalAddresses } from '../core/deps-from-config';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 import { startOrphanSweep } from '../core/media/orphan-sweep';
 import { S3MediaStore } from '../core/media/s3-store';
 import { mediaStoreFromConfig } from '../core/media/store-from-config';
+import type { MediaStore } from '../core/media/storage';
 import { TokenSigner } from '../core/media/signed-tokens';
-import { createMetrics } from '../core/observability/metrics';
+import { createMetrics, type Metrics } from '../core/observability/metrics';
 import { startOpsServer } from '../core/observability/ops-server';
 import { mergeReports, workerReadiness, type ReadinessReport } from '../core/observability/readiness';
 
@@ -72,6 +73,35 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** What every role of one process shares: its configuration, logger, metrics, and what stopping and readiness collect. */
+interface ProcessContext {
+  config: Config;
+  env: Env;
+  roles: Set<Role>;
+  all: boolean;
+  logger: Logger;
+  metrics: Metrics;
+  /** Run in reverse order by stop(): last started, first stopped. */
+  closers: Array<() => Promise<void>>;
+  urls: Record<string, string>;
+  /** Each role's readiness; the ops server reports them together. */
+  readiness: Array<() => Promise<ReadinessReport>>;
+  isDraining: () => boolean;
+  local: LocalAddresses;
+}
+
+/** What core and the worker both stand on: Postgres, Temporal, the sealing key, the platforms' client, the event recorder. */
+interface StatefulParts {
+  database: Database;
+  temporal: TemporalSettings;
+  sealedBox: SealedBox;
+  signer: TokenSigner;
+  upstreamSettings: UpstreamSettings;
+  upstream: Upstream;
+  temporalClient: () => Promise<Client>;
+  events: EventRecorder;
+}
+
 /**
  * Starts the roles. `onFatal` hears of a role that died after start-up (a worker whose run ended
  * with an error): the process should stop rather than live on without it.
@@ -79,29 +109,35 @@ export interface Running {
 export async function serve(spec: string, config: Config, onFatal: (err: unknown) => void = () => undefined): Promise<Running> {
   const { roles, all } = parseRoles(spec);
   const env = config.env;
-  const logger = createLogger(env.LOG_LEVEL, all ? 'all' : [...roles].join('+'));
-  const closers: Array<() => Promise<void>> = [];
-  const urls: Record<string, string> = {};
-  const metrics = createMetrics({ role: all ? 'all' : [...roles].join('+') });
-  /** Each role's readiness; the ops server reports them together. */
-  const readiness: Array<() => Promise<ReadinessReport>> = [];
+  const name = all ? 'all' : [...roles].join('+');
+  const logger = createLogger(env.LOG_LEVEL, name);
   let draining = false;
-  const isDraining = () => draining;
+  // The embedded mode is local development: a receiver or a source on this machine works out of
+  // the box. Private, link-local and metadata addresses stay refused whatever is set here.
+  const embedded = all && !env.DATABASE_URL;
+  const ctx: ProcessContext = {
+    config,
+    env,
+    roles,
+    all,
+    logger,
+    metrics: createMetrics({ role: name }),
+    closers: [],
+    urls: {},
+    readiness: [],
+    isDraining: () => draining,
+    local: { webhooks: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS ?? embedded, sources: env.VPS_ALLOW_INSECURE_SOURCE_URLS ?? embedded },
+  };
   let stopped: Promise<void> | undefined;
   // Last started, first stopped; a second call waits for the first. Readiness fails from the first
   // moment, so load balancers stop sending new work while the in-flight work finishes.
   const stop = () =>
     (stopped ??= (async () => {
       draining = true;
-      for (const close of [...closers].reverse()) {
+      for (const close of [...ctx.closers].reverse()) {
         await close().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
       }
     })());
-
-  // The embedded mode is local development: a receiver or a source on this machine works out of
-  // the box. Private, link-local and metadata addresses stay refused whatever is set here.
-  const embedded = all && !env.DATABASE_URL;
-  const local = { webhooks: env.VPS_ALLOW_INSECURE_WEBHOOK_URLS ?? embedded, sources: env.VPS_ALLOW_INSECURE_SOURCE_URLS ?? embedded };
 
   // Only --role all embeds Postgres, Temporal and the secrets; every other lack is named at once.
   const missing = all ? [] : missingSettings(roles, env);
@@ -111,251 +147,291 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
 
   try {
     // Core and worker are the roles with state: both need Postgres and Temporal.
-    const stateful = roles.has('core') || roles.has('worker');
-    let database: Database | undefined;
-    if (stateful) {
-      database = await openDatabase({
-        url: env.DATABASE_URL,
-        dataDir: config.dataDir,
-        poolSize: env.DATABASE_POOL_SIZE,
-        preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
-      });
-      const db = database;
-      closers.push(() => db.close());
-    }
-
-    let temporal: TemporalSettings | undefined;
-    if (stateful) {
-      let address = env.TEMPORAL_ADDRESS;
-      if (!address) {
-        const dev = await startTemporalDevServer({
-          cliPath: env.TEMPORAL_CLI_PATH,
-          port: env.TEMPORAL_DEV_PORT,
-          uiPort: env.TEMPORAL_DEV_UI_PORT,
-          dbFile: path.join(config.dataDir, 'temporal.sqlite'),
-          namespace: env.TEMPORAL_NAMESPACE,
-        });
-        closers.push(() => dev.stop());
-        address = dev.address;
-        urls['Temporal UI'] = env.TEMPORAL_UI_URL ?? dev.uiUrl;
-      } else if (env.TEMPORAL_UI_URL) {
-        urls['Temporal UI'] = env.TEMPORAL_UI_URL;
-      }
-      temporal = { ...env, address };
-    }
-
-    let sandboxUrl: string | undefined;
-    if (roles.has('sandbox')) {
-      const { clockSpeed, ...settings } = sandboxSettings(env);
-      const sandbox = await startSandbox({
-        host: env.SANDBOX_HOST,
-        port: env.SANDBOX_PORT,
-        logger: logger.child({ component: 'sandbox' }),
-        settings,
-        clockSpeed,
-      });
-      closers.push(() => sandbox.close());
-      urls.Sandbox = sandbox.url;
-      sandboxUrl = sandbox.url;
-    }
-
-    // Upstream credentials are sealed by core and opened by the worker: both need the key. Both
-    // also record events and start workflows, so both hold a Temporal client.
-    let sealedBox: SealedBox | undefined;
-    let signer: TokenSigner | undefined;
-    let upstreamSettings: UpstreamSettings | undefined;
-    let upstream: Upstream | undefined;
-    let temporalClient: (() => Promise<Client>) | undefined;
-    let events: EventRecorder | undefined;
-    if (stateful) {
-      const key = env.VPS_ENCRYPTION_KEY ?? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex');
-      sealedBox = new SealedBox(key);
-      signer = new TokenSigner(key);
-      upstreamSettings = resolveUpstream(env, sandboxUrl);
-      const client = createUpstream(upstreamSettings);
-      closers.push(() => client.close());
-      upstream = client;
-      const settings = temporal!;
-      let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;
-      temporalClient = async () => {
-        // A failed connection is not kept: the next call tries again, so an outage heals by itself.
-        clientPromise ??= connectTemporalClient(settings).catch((err: unknown) => {
-          clientPromise = undefined;
-          throw err;
-        });
-        return (await clientPromise).client;
-      };
-      closers.push(async () => {
-        if (clientPromise) await (await clientPromise).close();
-      });
-      // A cluster of our own lacks the attributes every workflow start carries (the embedded dev
-      // server registers them itself). In the background, like every other wait on Temporal.
-      if (env.TEMPORAL_ADDRESS) {
-        const client = temporalClient;
-        void client()
-          .then((c) => ensureSearchAttributes(c.connection, env.TEMPORAL_NAMESPACE))
-          .catch((err: unknown) =>
-            logger.error(
-              { err },
-              `could not register the search attributes ${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')} (Keyword); workflow starts fail until they exist`,
-            ),
-          );
-      }
-      events = eventRecorderFromConfig(config, database!, temporalClient);
-    }
-
+    const stores = roles.has('core') || roles.has('worker') ? await openStores(ctx) : undefined;
+    const sandboxUrl = roles.has('sandbox') ? await startSandboxRole(ctx) : undefined;
+    const stateful = stores ? statefulParts(ctx, stores, sandboxUrl) : undefined;
     // Gateways write uploads and serve media URLs, core and workers read and remove. Checked now:
     // a store this process cannot use stops start-up rather than failing its first upload.
     const media = mediaStoreFromConfig(config);
     if (stateful || roles.has('gateway')) {
       await media.check();
-      urls.Media = media.description;
-      closers.push(async () => media.close());
+      ctx.urls.Media = media.description;
+      ctx.closers.push(async () => media.close());
     }
     // Media URLs name the gateway's origin before it listens: a port left to the system is chosen now.
     const gatewayPort = env.PORT === 0 && roles.has('gateway') ? await freePort() : env.PORT;
     const publicUrl = env.VPS_PUBLIC_URL ?? `http://localhost:${gatewayPort}`;
 
-    let transport: Transport | undefined;
-    let startRefreshes: (() => Promise<void>) | undefined;
-    const tokenRefresh = tokenRefreshFromConfig(config);
-    if (roles.has('core')) {
-      const db = database!.db;
-      const adminToken = env.VPS_ADMIN_TOKEN ?? (all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
-      if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
-      const hub = new EventHub({ listen: database!.listen, logger: logger.child({ component: 'core' }) });
-      closers.push(() => hub.close());
-      const core = createCore(
-        coreDepsFromConfig(config, {
-          database: database!,
-          hub,
-          logger: logger.child({ component: 'core' }),
-          sealedBox: sealedBox!,
-          signer: signer!,
-          adminToken,
-          temporalClient: temporalClient!,
-          events: events!,
-          upstream: upstream!,
-          vplatApp: upstreamSettings!.vplat,
-          media,
-          publicUrl,
-          local,
-          metrics,
-        }),
-      );
-      readiness.push(core.readiness);
-      startRefreshes = () =>
-        restartTokenRefreshes(db, tokenRefreshStarter(temporalClient!, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefresh }), logger);
-      const server = await startCoreServer(core, {
-        host: env.CORE_HOST,
-        port: env.CORE_PORT,
-        logger: logger.child({ component: 'core' }),
-        readiness: core.readiness,
-        draining: isDraining,
-      });
-      closers.push(() => server.close());
-      urls['Core (Connect)'] = server.url;
-      // Same process: the gateway calls core directly, through the same interceptors as over HTTP.
-      if (!env.CORE_URL) transport = createInProcessTransport(core);
-    }
-
-    if (roles.has('worker')) {
-      const worker = await startWorker({
-        settings: temporal!,
-        taskQueue: env.TEMPORAL_TASK_QUEUE,
-        db: database!.db,
-        listen: database!.listen,
-        deliveryQueue: {
-          lingerMs: env.DELIVERY_DRAIN_LINGER_MS,
-          maxDrainMs: env.DELIVERY_DRAIN_MAX_MS,
-          wakeCoalesceMs: env.DELIVERY_WAKE_COALESCE_MS,
-          sweepIntervalMs: env.DELIVERY_SWEEP_INTERVAL_MS,
-          sweepGraceMs: env.DELIVERY_SWEEP_GRACE_MS,
-        },
-        sealedBox: sealedBox!,
-        upstream: upstream!,
-        events: events!,
-        allowInsecureWebhookUrls: local.webhooks,
-        disableEndpointAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
-        maxInFlightPerEndpoint: env.WEBHOOK_MAX_IN_FLIGHT,
-        media,
-        allowInsecureSourceUrls: local.sources,
-        logger: logger.child({ component: 'worker' }),
-        shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
-        metrics,
-        videoExpiryRepair: { intervalMs: env.VIDEO_EXPIRY_REPAIR_INTERVAL_MS, graceMs: env.VIDEO_EXPIRY_REPAIR_GRACE_MS },
-      });
-      closers.push(() => worker.stop());
-      if (media instanceof S3MediaStore) {
-        const sweep = startOrphanSweep(media, {
-          ageMs: env.MEDIA_S3_ORPHAN_AGE_MS,
-          intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS,
-          logger: logger.child({ component: 'worker' }),
-        });
-        closers.push(async () => sweep.stop());
-      }
-      readiness.push(workerReadiness(worker.state, database!.db));
-      worker.done.catch(onFatal);
-    }
-
+    const core = roles.has('core') ? await startCoreRole(ctx, stateful!, media, publicUrl) : undefined;
+    if (roles.has('worker')) await startWorkerRole(ctx, stateful!, media, onFatal);
     if (roles.has('gateway')) {
-      if (env.CORE_URL) transport = createConnectTransport({ baseUrl: env.CORE_URL, httpVersion: '1.1', useBinaryFormat: true });
-      // Set by now: over CORE_URL, or in memory to core in this process (missingSettings).
-      const gatewayTransport = transport!;
-      const app = await buildApp({
-        transport: gatewayTransport,
+      // Over CORE_URL, or in memory to core in this process (missingSettings guarantees one of them).
+      const transport = env.CORE_URL
+        ? createConnectTransport({ baseUrl: env.CORE_URL, httpVersion: '1.1', useBinaryFormat: true })
+        : core!.transport;
+      await startGatewayRole(ctx, {
+        transport,
         media,
-        maxUploadBytes: env.VIDEO_MAX_BYTES,
-        logger: logger.child({ component: 'gateway' }),
+        gatewayPort,
         publicUrl,
-        // With --role gateway alone the Temporal block above does not run: the setting still links.
-        temporalUiUrl: urls['Temporal UI'] ?? env.TEMPORAL_UI_URL ?? null,
-        temporalNamespace: env.TEMPORAL_NAMESPACE,
-        metrics,
-        draining: isDraining,
+        platformEmulator: sandboxUrl && stateful ? stateful.upstream : undefined,
       });
-      // With core in this process, core's own readiness already covers what the gateway depends on.
-      if (!roles.has('core')) readiness.push(() => coreReadiness(gatewayTransport));
-      await app.listen({ host: env.HOST, port: gatewayPort, backlog: LISTEN_BACKLOG });
-      closers.push(() => app.close());
-      const address = app.server.address();
-      const port = typeof address === 'object' && address ? address.port : gatewayPort;
-      if (typeof address === 'object' && address) announceBaseUrl(config.dataDir, localBaseUrl(address), logger, closers);
-      urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
-      // With the emulator in this process, subscribe the app to its webhooks, as an operator does
-      // once at the real platform (sandbox/README.md, "Webhook subscription").
-      if (sandboxUrl && upstream && !env.VPLAT_API_BASE) {
-        await subscribeToPlatformWebhooks(upstream.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
-        urls['Platform webhooks'] = `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`;
-      }
     }
-
     // Last to start, so it reports ready only once every role is up; last to stop, so that it
     // reports the drain (503 "draining") and keeps serving metrics until the very end.
-    if (roles.has('gateway') || stateful) {
-      const ops = await startOpsServer({
-        host: env.OPS_HOST,
-        port: env.OPS_PORT,
-        logger: logger.child({ component: 'ops' }),
-        metrics,
-        draining: isDraining,
-        readiness: async () => mergeReports(await Promise.all(readiness.map((r) => r()))),
-      });
-      closers.unshift(() => ops.close());
-      urls.Ops = ops.url;
-    }
+    if (roles.has('gateway') || stateful) await startOpsRole(ctx);
 
     let devApiKey: string | undefined;
-    if (all && database?.kind === 'pglite' && sealedBox && sandboxUrl) {
-      devApiKey = (await seedDemoCustomer(database.db, sealedBox, config.dataDir, sandboxTokenGrant(sandboxUrl))).apiKey;
+    if (all && stateful?.database.kind === 'pglite' && sandboxUrl) {
+      devApiKey = (await seedDemoCustomer(stateful.database.db, stateful.sealedBox, config.dataDir, sandboxTokenGrant(sandboxUrl))).apiKey;
     }
     // In the background: start-up does not wait on Temporal for work that only needs to exist soon.
-    if (startRefreshes) void startRefreshes();
-    return { urls, devApiKey, stop, ...(roles.has('core') ? { localWebhooks: local.webhooks } : {}) };
+    if (core) void core.startRefreshes();
+    return { urls: ctx.urls, devApiKey, stop, ...(roles.has('core') ? { localWebhooks: ctx.local.webhooks } : {}) };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+async function startSandboxRole(ctx: ProcessContext): Promise<string> {
+  const { env } = ctx;
+  const { clockSpeed, ...settings } = sandboxSettings(env);
+  const sandbox = await startSandbox({
+    host: env.SANDBOX_HOST,
+    port: env.SANDBOX_PORT,
+    logger: ctx.logger.child({ component: 'sandbox' }),
+    settings,
+    clockSpeed,
+  });
+  ctx.closers.push(() => sandbox.close());
+  ctx.urls.Sandbox = sandbox.url;
+  return sandbox.url;
+}
+
+/** Postgres (or the embedded PGlite) and Temporal (or the embedded dev server). */
+async function openStores(ctx: ProcessContext): Promise<Pick<StatefulParts, 'database' | 'temporal'>> {
+  const { env, config, closers } = ctx;
+  const database = await openDatabase({
+    url: env.DATABASE_URL,
+    dataDir: config.dataDir,
+    poolSize: env.DATABASE_POOL_SIZE,
+    preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+  });
+  closers.push(() => database.close());
+
+  let address = env.TEMPORAL_ADDRESS;
+  if (!address) {
+    const dev = await startTemporalDevServer({
+      cliPath: env.TEMPORAL_CLI_PATH,
+      port: env.TEMPORAL_DEV_PORT,
+      uiPort: env.TEMPORAL_DEV_UI_PORT,
+      dbFile: path.join(config.dataDir, 'temporal.sqlite'),
+      namespace: env.TEMPORAL_NAMESPACE,
+    });
+    closers.push(() => dev.stop());
+    address = dev.address;
+    ctx.urls['Temporal UI'] = env.TEMPORAL_UI_URL ?? dev.uiUrl;
+  } else if (env.TEMPORAL_UI_URL) {
+    ctx.urls['Temporal UI'] = env.TEMPORAL_UI_URL;
+  }
+  return { database, temporal: { ...env, address } };
+}
+
+/**
+ * What core and the worker share on top of the stores: upstream credentials are sealed by core and
+ * opened by the worker, so both need the key; both also record events and start workflows, so both
+ * hold a Temporal client.
+ */
+function statefulParts(
+  ctx: ProcessContext,
+  stores: Pick<StatefulParts, 'database' | 'temporal'>,
+  sandboxUrl: string | undefined,
+): StatefulParts {
+  const { env, config, closers, logger } = ctx;
+  const { database, temporal } = stores;
+  const key = env.VPS_ENCRYPTION_KEY ?? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex');
+  const upstreamSettings = resolveUpstream(env, sandboxUrl);
+  const upstream = createUpstream(upstreamSettings);
+  closers.push(() => upstream.close());
+  let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;
+  const temporalClient = async () => {
+    // A failed connection is not kept: the next call tries again, so an outage heals by itself.
+    clientPromise ??= connectTemporalClient(temporal).catch((err: unknown) => {
+      clientPromise = undefined;
+      throw err;
+    });
+    return (await clientPromise).client;
+  };
+  closers.push(async () => {
+    if (clientPromise) await (await clientPromise).close();
+  });
+  // A cluster of our own lacks the attributes every workflow start carries (the embedded dev
+  // server registers them itself). In the background, like every other wait on Temporal.
+  if (env.TEMPORAL_ADDRESS) {
+    void temporalClient()
+      .then((c) => ensureSearchAttributes(c.connection, env.TEMPORAL_NAMESPACE))
+      .catch((err: unknown) =>
+        logger.error(
+          { err },
+          `could not register the search attributes ${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')} (Keyword); workflow starts fail until they exist`,
+        ),
+      );
+  }
+  return {
+    database,
+    temporal,
+    sealedBox: new SealedBox(key),
+    signer: new TokenSigner(key),
+    upstreamSettings,
+    upstream,
+    temporalClient,
+    events: eventRecorderFromConfig(config, database, temporalClient),
+  };
+}
+
+/** Core's Connect server, and the transport a gateway in this process calls it through, in memory. */
+async function startCoreRole(ctx: ProcessContext, parts: StatefulParts, media: MediaStore, publicUrl: string) {
+  const { env, config, closers, logger } = ctx;
+  const { database } = parts;
+  const adminToken = env.VPS_ADMIN_TOKEN ?? (ctx.all ? readOrCreateSecret(config.dataDir, 'admin-token', makeAdminToken) : undefined);
+  if (!adminToken) logger.warn('VPS_ADMIN_TOKEN is not set: the AdminService refuses every call');
+  const hub = new EventHub({ listen: database.listen, logger: logger.child({ component: 'core' }) });
+  closers.push(() => hub.close());
+  const core = createCore(
+    coreDepsFromConfig(config, {
+      database,
+      hub,
+      logger: logger.child({ component: 'core' }),
+      sealedBox: parts.sealedBox,
+      signer: parts.signer,
+      adminToken,
+      temporalClient: parts.temporalClient,
+      events: parts.events,
+      upstream: parts.upstream,
+      vplatApp: parts.upstreamSettings.vplat,
+      media,
+      publicUrl,
+      local: ctx.local,
+      metrics: ctx.metrics,
+    }),
+  );
+  ctx.readiness.push(core.readiness);
+  const server = await startCoreServer(core, {
+    host: env.CORE_HOST,
+    port: env.CORE_PORT,
+    logger: logger.child({ component: 'core' }),
+    readiness: core.readiness,
+    draining: ctx.isDraining,
+  });
+  closers.push(() => server.close());
+  ctx.urls['Core (Connect)'] = server.url;
+  const refreshes = tokenRefreshStarter(parts.temporalClient, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefreshFromConfig(config) });
+  return {
+    // Same process: the gateway calls core directly, through the same interceptors as over HTTP.
+    transport: createInProcessTransport(core),
+    startRefreshes: () => restartTokenRefreshes(database.db, refreshes, logger),
+  };
+}
+
+async function startWorkerRole(
+  ctx: ProcessContext,
+  parts: StatefulParts,
+  media: MediaStore,
+  onFatal: (err: unknown) => void,
+): Promise<void> {
+  const { env, closers, logger } = ctx;
+  const worker = await startWorker({
+    settings: parts.temporal,
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+    db: parts.database.db,
+    listen: parts.database.listen,
+    deliveryQueue: {
+      lingerMs: env.DELIVERY_DRAIN_LINGER_MS,
+      maxDrainMs: env.DELIVERY_DRAIN_MAX_MS,
+      wakeCoalesceMs: env.DELIVERY_WAKE_COALESCE_MS,
+      sweepIntervalMs: env.DELIVERY_SWEEP_INTERVAL_MS,
+      sweepGraceMs: env.DELIVERY_SWEEP_GRACE_MS,
+    },
+    sealedBox: parts.sealedBox,
+    upstream: parts.upstream,
+    events: parts.events,
+    allowInsecureWebhookUrls: ctx.local.webhooks,
+    disableEndpointAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
+    maxInFlightPerEndpoint: env.WEBHOOK_MAX_IN_FLIGHT,
+    media,
+    allowInsecureSourceUrls: ctx.local.sources,
+    logger: logger.child({ component: 'worker' }),
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    metrics: ctx.metrics,
+    videoExpiryRepair: { intervalMs: env.VIDEO_EXPIRY_REPAIR_INTERVAL_MS, graceMs: env.VIDEO_EXPIRY_REPAIR_GRACE_MS },
+  });
+  closers.push(() => worker.stop());
+  if (media instanceof S3MediaStore) {
+    const sweep = startOrphanSweep(media, {
+      ageMs: env.MEDIA_S3_ORPHAN_AGE_MS,
+      intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS,
+      logger: logger.child({ component: 'worker' }),
+    });
+    closers.push(async () => sweep.stop());
+  }
+  ctx.readiness.push(workerReadiness(worker.state, parts.database.db));
+  worker.done.catch(onFatal);
+}
+
+async function startGatewayRole(
+  ctx: ProcessContext,
+  opts: {
+    transport: Transport;
+    media: MediaStore;
+    gatewayPort: number;
+    publicUrl: string;
+    /** The platforms' client when they are the emulator in this process: the app subscribes to its webhooks. */
+    platformEmulator: Upstream | undefined;
+  },
+): Promise<void> {
+  const { env, config, closers, logger, urls } = ctx;
+  const app = await buildApp({
+    transport: opts.transport,
+    media: opts.media,
+    maxUploadBytes: env.VIDEO_MAX_BYTES,
+    logger: logger.child({ component: 'gateway' }),
+    publicUrl: opts.publicUrl,
+    // With --role gateway alone no Temporal is started here: the setting still links.
+    temporalUiUrl: urls['Temporal UI'] ?? env.TEMPORAL_UI_URL ?? null,
+    temporalNamespace: env.TEMPORAL_NAMESPACE,
+    metrics: ctx.metrics,
+    draining: ctx.isDraining,
+  });
+  // With core in this process, core's own readiness already covers what the gateway depends on.
+  if (!ctx.roles.has('core')) ctx.readiness.push(() => coreReadiness(opts.transport));
+  await app.listen({ host: env.HOST, port: opts.gatewayPort, backlog: LISTEN_BACKLOG });
+  closers.push(() => app.close());
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.gatewayPort;
+  if (typeof address === 'object' && address) announceBaseUrl(config.dataDir, localBaseUrl(address), logger, closers);
+  urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
+  // With the emulator in this process, subscribe the app to its webhooks, as an operator does
+  // once at the real platform (sandbox/README.md, "Webhook subscription").
+  if (opts.platformEmulator && !env.VPLAT_API_BASE) {
+    await subscribeToPlatformWebhooks(opts.platformEmulator.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
+    urls['Platform webhooks'] = `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`;
+  }
+}
+
+/** Probes and metrics of every role in this process; first in the stop order's last place, so it reports the drain. */
+async function startOpsRole(ctx: ProcessContext): Promise<void> {
+  const { env, readiness } = ctx;
+  const ops = await startOpsServer({
+    host: env.OPS_HOST,
+    port: env.OPS_PORT,
+    logger: ctx.logger.child({ component: 'ops' }),
+    metrics: ctx.metrics,
+    draining: ctx.isDraining,
+    readiness: async () => mergeReports(await Promise.all(readiness.map((r) => r()))),
+  });
+  ctx.closers.unshift(() => ops.close());
+  ctx.urls.Ops = ops.url;
 }
 
 /**
