@@ -201,7 +201,7 @@ export function createVideoActivities(deps: ActivityDeps) {
           if (err instanceof MediaTooLargeError) throw rejected(`file: larger than the limit of ${input.maxBytes} bytes`);
           throw networkFailure(err, signal);
         }
-        const container = videoFormat(stored.head);
+        const container = await videoFormat(stored.head);
         if (!container) {
           await deps.media.remove(key);
           throw rejected('file: is not a recognised video container (MP4, MOV, WEBM, …)');

@@ -27,15 +27,20 @@ command -v go >/dev/null 2>&1 || { echo "$binary not found and Go is not install
 
 for v in "${versions[@]}"; do
   dest="$cache_root/$binary-$v"
-  mkdir -p "$dest.tmp"
+  # A build folder of its own: two set-ups on one machine (a test run and the preparation script)
+  # may build at once; each publishes its binary by a rename, and the last one stays.
+  mkdir -p "$cache_root"
+  build="$(mktemp -d "$dest.build.XXXXXX")"
   echo "building $binary $v with go install (one-time, cached in $dest)" >&2
-  if GOBIN="$dest.tmp" GOFLAGS="${GOFLAGS:-} -trimpath" go install "$module@$v" >&2; then
-    rm -rf "$dest" && mv "$dest.tmp" "$dest"
+  if GOBIN="$build" GOFLAGS="${GOFLAGS:-} -trimpath" go install "$module@$v" >&2; then
+    # Renaming a file over another is atomic, so a reader sees one whole binary or the other.
+    mkdir -p "$dest" && mv -f "$build/$binary" "$dest/$binary"
+    rm -rf "$build"
     echo "$dest/$binary"
     exit 0
   fi
   echo "building $binary $v failed; trying the next version" >&2
-  rm -rf "$dest.tmp"
+  rm -rf "$build"
 done
 echo "could not build $binary: ${versions[*]}" >&2
 exit 1

@@ -175,10 +175,10 @@ export function sentEventData(
 }
 
 /** What an uploaded image is, judged from its bytes, or 2001 naming the file. */
-export function checkMessageImage(data: Uint8Array): { contentType: string } {
+export async function checkMessageImage(data: Uint8Array): Promise<{ contentType: string }> {
   if (data.length === 0) throw invalidField('file', 'is empty');
   if (data.length > MESSAGE_MEDIA_MAX_BYTES) throw invalidField('file', `must be at most 3 MB (${MESSAGE_MEDIA_MAX_BYTES} bytes)`);
-  const format = imageInfo(Buffer.from(data.buffer, data.byteOffset, data.byteLength))?.format;
+  const format = (await imageInfo(data))?.format;
   if (!format || !MESSAGE_MEDIA_FORMATS.includes(format)) throw invalidField('file', 'must be a JPG or PNG image');
   return { contentType: IMAGE_CONTENT_TYPES[format] };
 }

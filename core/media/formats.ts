@@ -1,47 +1,61 @@
 /**
- * Media as the platforms judge them: by their bytes, not their declared type or name. Videos are
- * recognised by their container signature (frames are not decoded); images by their signature,
- * with the size read from their header (PNG IHDR, JPEG SOFn, WEBP VP8/VP8L/VP8X, BMP DIB header,
- * HEIC `ispe`). Core judges what customers upload with it; the emulator judges what it is sent the
- * same way, as the platforms would.
+ * Media as the platforms judge them: by their bytes, not their declared type or name. The format
+ * comes from `file-type`, which walks each container's own structure (the `ftyp` brand of ISO
+ * files, the EBML DocType of Matroska and WebM, the stream properties of ASF, …); an image's size
+ * from `image-size`, which reads it from the header (frames are never decoded). Core judges what
+ * customers upload with this module; the emulator judges what it is sent the same way, as the
+ * platforms would.
  */
+import { fileTypeFromBuffer, type FileTypeResult } from 'file-type';
+import { imageSize } from 'image-size';
 
 export type VideoFormat = 'MP4' | 'MOV' | '3GP' | 'WEBM' | 'MKV' | 'AVI' | 'FLV' | 'WMV' | 'MPEG';
 export type ImageFormat = 'PNG' | 'JPEG' | 'WEBP' | 'BMP' | 'HEIC';
 
-const ascii = (buf: Buffer, at: number, length: number) => buf.toString('latin1', at, at + length);
-const startsWith = (buf: Buffer, bytes: number[], at = 0) => bytes.every((b, i) => buf[at + i] === b);
+/**
+ * `file-type`'s extension for each container we name. Every ISO brand that is not an image or an
+ * audio-only brand is an MP4 to the platforms, as `file-type` itself reports it.
+ */
+const VIDEO_BY_EXTENSION: Readonly<Record<string, VideoFormat>> = {
+  mp4: 'MP4',
+  m4v: 'MP4',
+  m4p: 'MP4',
+  f4v: 'MP4',
+  f4p: 'MP4',
+  mov: 'MOV',
+  '3gp': '3GP',
+  '3g2': '3GP',
+  webm: 'WEBM',
+  mkv: 'MKV',
+  avi: 'AVI',
+  flv: 'FLV',
+  asf: 'WMV',
+  mpg: 'MPEG',
+  mts: 'MPEG',
+};
 
-/** ISO base media files (MP4, MOV, 3GP, HEIC) open with an `ftyp` box naming their brand. */
-function ftypBrand(head: Buffer): string | undefined {
-  return head.length >= 12 && ascii(head, 4, 4) === 'ftyp' ? ascii(head, 8, 4) : undefined;
+/** An animated PNG is still a PNG; HEIF and HEIC (stills or sequences) are one format to the platforms. */
+const IMAGE_BY_EXTENSION: Readonly<Record<string, ImageFormat>> = {
+  png: 'PNG',
+  apng: 'PNG',
+  jpg: 'JPEG',
+  webp: 'WEBP',
+  bmp: 'BMP',
+  heic: 'HEIC',
+};
+
+export const VIDEO_FORMATS: readonly VideoFormat[] = [...new Set(Object.values(VIDEO_BY_EXTENSION))];
+
+/** What the bytes are, or undefined when no known signature matches (or the bytes are cut short). */
+async function detect(bytes: Uint8Array): Promise<FileTypeResult | undefined> {
+  return bytes.length === 0 ? undefined : fileTypeFromBuffer(bytes);
 }
 
-const HEIC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1']);
-
-/** Checked in order; the first match names the format. */
-const VIDEO_SIGNATURES: ReadonlyArray<{ format: VideoFormat; matches: (head: Buffer) => boolean }> = [
-  { format: '3GP', matches: (h) => ftypBrand(h)?.startsWith('3g') === true },
-  { format: 'MOV', matches: (h) => ftypBrand(h) === 'qt  ' },
-  { format: 'MP4', matches: (h) => ftypBrand(h) !== undefined && !HEIC_BRANDS.has(ftypBrand(h)!) },
-  // Matroska and WebM share the EBML header; WebM names itself in the DocType element.
-  { format: 'WEBM', matches: (h) => startsWith(h, [0x1a, 0x45, 0xdf, 0xa3]) && h.subarray(0, 64).includes('webm') },
-  { format: 'MKV', matches: (h) => startsWith(h, [0x1a, 0x45, 0xdf, 0xa3]) },
-  { format: 'AVI', matches: (h) => ascii(h, 0, 4) === 'RIFF' && ascii(h, 8, 4) === 'AVI ' },
-  { format: 'FLV', matches: (h) => ascii(h, 0, 3) === 'FLV' && h[3] === 0x01 },
-  // The ASF header object GUID, which WMV files open with.
-  { format: 'WMV', matches: (h) => startsWith(h, [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11]) },
-  // MPEG program stream pack header, elementary stream sequence header, or two transport packets.
-  {
-    format: 'MPEG',
-    matches: (h) => startsWith(h, [0, 0, 1, 0xba]) || startsWith(h, [0, 0, 1, 0xb3]) || (h[0] === 0x47 && h[188] === 0x47),
-  },
-];
-
-export const VIDEO_FORMATS = VIDEO_SIGNATURES.map((s) => s.format);
-
-export function videoFormat(head: Buffer): VideoFormat | undefined {
-  return VIDEO_SIGNATURES.find((s) => s.matches(head))?.format;
+/** The container of a video from its first bytes (4 KB is plenty); undefined for anything else, audio included. */
+export async function videoFormat(head: Uint8Array): Promise<VideoFormat | undefined> {
+  const type = await detect(head);
+  if (!type || type.mime.startsWith('audio/')) return undefined;
+  return VIDEO_BY_EXTENSION[type.ext];
 }
 
 export interface ImageSize {
@@ -49,77 +63,27 @@ export interface ImageSize {
   height: number;
 }
 
-/** Start-of-frame markers that carry the dimensions (not DHT C4, JPG C8, DAC CC). */
-const JPEG_SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
-
-function jpegSize(buf: Buffer): ImageSize | undefined {
-  let i = 2;
-  while (i + 9 <= buf.length) {
-    if (buf[i] !== 0xff) return undefined;
-    const marker = buf[i + 1]!;
-    if (marker === 0xff) {
-      i += 1; // fill byte
-      continue;
-    }
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
-      i += 2; // markers without a length
-      continue;
-    }
-    if (marker === 0xd9 || marker === 0xda) return undefined; // image data before any frame header
-    if (JPEG_SOF.has(marker)) return { height: buf.readUInt16BE(i + 5), width: buf.readUInt16BE(i + 7) };
-    i += 2 + buf.readUInt16BE(i + 2);
+/** The size in the image's header, when the bytes hold it and it names a picture of at least 1×1. */
+function headerSize(bytes: Uint8Array): ImageSize | undefined {
+  try {
+    // image-size reads through a DataView of the whole underlying ArrayBuffer, so a header cut
+    // short inside a pooled Buffer would be completed with a neighbour's bytes. A copy of its own
+    // makes a cut header fail to read, as it should.
+    const { width, height } = imageSize(new Uint8Array(bytes));
+    return width > 0 && height > 0 ? { width, height } : undefined;
+  } catch {
+    // image-size throws a TypeError for a header it cannot read: a cut or damaged image has no size.
+    return undefined;
   }
-  return undefined;
 }
-
-function webpSize(buf: Buffer): ImageSize | undefined {
-  const chunk = ascii(buf, 12, 4);
-  if (chunk === 'VP8 ' && buf.length >= 30 && startsWith(buf, [0x9d, 0x01, 0x2a], 23)) {
-    return { width: buf.readUInt16LE(26) & 0x3fff, height: buf.readUInt16LE(28) & 0x3fff };
-  }
-  if (chunk === 'VP8L' && buf.length >= 25 && buf[20] === 0x2f) {
-    const bits = buf.readUInt32LE(21);
-    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-  }
-  if (chunk === 'VP8X' && buf.length >= 30) {
-    return { width: buf.readUIntLE(24, 3) + 1, height: buf.readUIntLE(27, 3) + 1 };
-  }
-  return undefined;
-}
-
-function bmpSize(buf: Buffer): ImageSize | undefined {
-  if (buf.length < 26) return undefined;
-  // The old OS/2 core header stores 16-bit sizes; every later header 32-bit signed ones (negative
-  // height means a top-down bitmap).
-  if (buf.readUInt32LE(14) === 12) return { width: buf.readUInt16LE(18), height: buf.readUInt16LE(20) };
-  return { width: Math.abs(buf.readInt32LE(18)), height: Math.abs(buf.readInt32LE(22)) };
-}
-
-/** HEIF keeps the image size in an `ispe` property box: version/flags, then width and height. */
-function heicSize(buf: Buffer): ImageSize | undefined {
-  const at = buf.indexOf('ispe');
-  if (at < 0 || at + 16 > buf.length) return undefined;
-  return { width: buf.readUInt32BE(at + 8), height: buf.readUInt32BE(at + 12) };
-}
-
-const IMAGE_READERS: ReadonlyArray<{ format: ImageFormat; matches: (b: Buffer) => boolean; size: (b: Buffer) => ImageSize | undefined }> = [
-  {
-    format: 'PNG',
-    matches: (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    size: (b) => (b.length >= 24 && ascii(b, 12, 4) === 'IHDR' ? { width: b.readUInt32BE(16), height: b.readUInt32BE(20) } : undefined),
-  },
-  { format: 'JPEG', matches: (b) => startsWith(b, [0xff, 0xd8, 0xff]), size: jpegSize },
-  { format: 'WEBP', matches: (b) => ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WEBP', size: webpSize },
-  { format: 'BMP', matches: (b) => ascii(b, 0, 2) === 'BM', size: bmpSize },
-  { format: 'HEIC', matches: (b) => HEIC_BRANDS.has(ftypBrand(b) ?? ''), size: heicSize },
-];
 
 /** The image's format, and its size when the header could be read; `undefined` for other formats. */
-export function imageInfo(bytes: Buffer): { format: ImageFormat; size?: ImageSize } | undefined {
-  const reader = IMAGE_READERS.find((r) => r.matches(bytes));
-  if (!reader) return undefined;
-  const size = reader.size(bytes);
-  return size && size.width > 0 && size.height > 0 ? { format: reader.format, size } : { format: reader.format };
+export async function imageInfo(bytes: Uint8Array): Promise<{ format: ImageFormat; size?: ImageSize } | undefined> {
+  const type = await detect(bytes);
+  const format = type && IMAGE_BY_EXTENSION[type.ext];
+  if (!format) return undefined;
+  const size = headerSize(bytes);
+  return size ? { format, size } : { format };
 }
 
 export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = {

@@ -189,7 +189,7 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     const account = ACCOUNT(req.account);
     // The account first (1007), then the bytes, as every upload route does.
     const seat = await bookSeat(this.deps.db, customerId, account, 'video', 'account');
-    const { contentType } = checkMessageImage(req.data);
+    const { contentType } = await checkMessageImage(req.data);
     const fileName = req.fileName || (contentType === 'image/png' ? 'image.png' : 'image.jpg');
     const answer = await official.uploadMessageMedia(this.vplat, seatAccessToken(this.deps.sealedBox, seat), seat.accountId, {
       bytes: req.data,

@@ -130,7 +130,7 @@ export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogServic
     const bytes = Buffer.from(req.data.buffer, req.data.byteOffset, req.data.byteLength);
     let photo;
     try {
-      photo = checkPhoto(bytes);
+      photo = await checkPhoto(bytes);
     } catch (err) {
       if (err instanceof PhotoRefused) throw invalidField('file', err.message);
       throw err;

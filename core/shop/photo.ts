@@ -37,10 +37,10 @@ export function ratioText(width: number, height: number): string {
   return `${width / d}:${height / d}`;
 }
 
-export function checkPhoto(bytes: Buffer): CheckedPhoto {
+export async function checkPhoto(bytes: Buffer): Promise<CheckedPhoto> {
   if (bytes.length === 0) throw new PhotoRefused('is empty');
   if (bytes.length > PHOTO_MAX_BYTES) throw new PhotoRefused(`larger than the limit of ${PHOTO_MAX_BYTES} bytes (10 MB)`);
-  const info = imageInfo(bytes);
+  const info = await imageInfo(bytes);
   if (!info || !PHOTO_FORMATS.includes(info.format)) {
     throw new PhotoRefused(`is not a supported image: its bytes are not ${PHOTO_FORMATS.join(', ')}`);
   }

@@ -285,7 +285,7 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     if (!file) throw BUSINESS.missing('image_file');
     if (file.bytes.length === 0) throw new OfficialError(40906, 'image_file: The file is empty.');
     if (file.bytes.length > MAX_IMAGE_BYTES) throw new OfficialError(40907, 'image_file: The file is larger than 5 MB.');
-    const info = imageInfo(file.bytes);
+    const info = await imageInfo(file.bytes);
     if (!info?.size || !COMMENT_IMAGE_FORMATS.includes(info.format))
       throw new OfficialError(40908, 'image_file: Unsupported file type; use JPG, JPEG, WebP or PNG.');
     const image = { format: info.format, ...info.size };

@@ -286,7 +286,7 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     if (!file) throw BUSINESS.missing('file');
     if (file.bytes.length === 0) throw new OfficialError(40906, 'file: The file is empty.');
     if (file.bytes.length > MAX_MEDIA_BYTES) throw new OfficialError(40907, 'file: The file is larger than 3 MB.');
-    const format = imageInfo(file.bytes)?.format;
+    const format = (await imageInfo(file.bytes))?.format;
     const contentType = format && MEDIA_FORMATS.includes(format) ? IMAGE_CONTENT_TYPES[format] : undefined;
     if (!contentType) throw new OfficialError(40908, 'file: Unsupported file type; use JPG or PNG.');
     return { media_id: store.saveMedia(account.openId, file.bytes, contentType).mediaId };

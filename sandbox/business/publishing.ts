@@ -59,12 +59,12 @@ const PHOTO_PUBLISH_FORMATS: readonly ImageFormat[] = ['JPEG', 'WEBP'];
 /** Enough of a download to recognise its format. */
 const HEAD_BYTES = 256;
 
-function acceptedFormat(media: 'VIDEO' | 'PHOTO', head: Buffer): boolean {
+async function acceptedFormat(media: 'VIDEO' | 'PHOTO', head: Buffer): Promise<boolean> {
   if (media === 'VIDEO') {
-    const format = videoFormat(head);
+    const format = await videoFormat(head);
     return format !== undefined && VIDEO_PUBLISH_FORMATS.includes(format);
   }
-  const format = imageInfo(head)?.format;
+  const format = (await imageInfo(head))?.format;
   return format !== undefined && PHOTO_PUBLISH_FORMATS.includes(format);
 }
 
@@ -162,7 +162,7 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
           ctx.logger.info({ shareId: task.shareId, err: (err as Error).message }, 'sandbox media download failed');
           return fail(task, isVideo ? 'video_pull_failed' : 'photo_pull_failed');
         }
-        if (!acceptedFormat(task.media, head)) return fail(task, 'file_format_check_failed');
+        if (!(await acceptedFormat(task.media, head))) return fail(task, 'file_format_check_failed');
       }
       ctx.clock.after(ctx.settings.publishProcessingMs, () => finish(task, caption, draft));
     })();

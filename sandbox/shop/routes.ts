@@ -59,7 +59,7 @@ export function registerShop(app: FastifyInstance, ctx: SandboxContext): void {
 
   officialRoute(app, ctx, 'shop', 'POST', SHOP_PATHS.videoFiles, async ({ request, account }) => {
     const upload = await readUpload(request, { maxBytes: VIDEO_MAX_BYTES, keepBytes: VIDEO_HEAD_BYTES, what: 'video' });
-    const format = videoFormat(upload.head);
+    const format = await videoFormat(upload.head);
     if (!format) throw SHOP.invalid('data', `is not a supported video format (${VIDEO_FORMATS.join(', ')})`);
     const file = state.files.addVideo({ openId: account.openId, md5: upload.md5, size: upload.size, format });
     return { video_file: { id: file.id, md5: file.md5 } };
@@ -67,7 +67,7 @@ export function registerShop(app: FastifyInstance, ctx: SandboxContext): void {
 
   officialRoute(app, ctx, 'shop', 'POST', SHOP_PATHS.photoFiles, async ({ request, account }) => {
     const upload = await readUpload(request, { maxBytes: PHOTO_MAX_BYTES, keepBytes: PHOTO_MAX_BYTES, what: 'photo' });
-    const info = imageInfo(upload.head);
+    const info = await imageInfo(upload.head);
     if (!info) throw SHOP.invalid('data', 'is not a supported image format (JPG, JPEG, PNG, WEBP, HEIC, BMP)');
     if (!info.size) throw SHOP.invalid('data', `is not a readable ${info.format} image`);
     if (!aspectAllowed(info.size.width, info.size.height)) {

@@ -21,6 +21,15 @@ import {
 } from '../../core/upstream/shop/content';
 import { authorizePageUrl, getAccessToken, refreshAccessToken } from '../../core/upstream/shop/oauth';
 import { signShopRequest } from '../../core/upstream/shop/signing';
+import {
+  bmpHeader as bmp,
+  concat,
+  heicHeader as heic,
+  jpegHeader as jpeg,
+  pngHeader as png,
+  VIDEO_SAMPLES as VIDEOS,
+  webpHeader as webp,
+} from '../helpers/media-samples';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 
 type Envelope = { code: number; message: string; request_id: string; data: Record<string, unknown> };
@@ -34,70 +43,6 @@ const PATHS = {
   videos: '/affiliate_creator/202607/videos',
   profile: '/affiliate_creator/202508/profiles',
 };
-
-// ---- media samples: just enough bytes for each format's signature or header ----
-
-function concat(...parts: Array<Buffer | string | number[]>): Buffer {
-  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.isBuffer(p) ? p : Buffer.from(p))));
-}
-const u32be = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-};
-const u32le = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
-  return b;
-};
-const u16be = (n: number) => {
-  const b = Buffer.alloc(2);
-  b.writeUInt16BE(n);
-  return b;
-};
-const u24le = (n: number) => Buffer.from([n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff]);
-const filler = (n: number) => Buffer.alloc(n, 0x11);
-
-const ftyp = (brand: string) => concat(u32be(24), 'ftyp', brand, u32be(0x200), 'isomiso2', filler(200));
-
-const VIDEOS: Record<string, Buffer> = {
-  MP4: ftyp('isom'),
-  MOV: ftyp('qt  '),
-  '3GP': ftyp('3gp4'),
-  WEBM: concat([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84], 'webm', filler(100)),
-  MKV: concat([0x1a, 0x45, 0xdf, 0xa3, 0xa3, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x88], 'matroska', filler(100)),
-  AVI: concat('RIFF', u32le(1000), 'AVI LIST', filler(100)),
-  FLV: concat('FLV', [0x01, 0x05, 0, 0, 0, 9], filler(100)),
-  WMV: concat([0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11, 0xa6, 0xd9, 0x00, 0xaa, 0x00, 0x62, 0xce, 0x6c], filler(100)),
-  MPEG: concat([0, 0, 1, 0xba, 0x44], filler(100)),
-};
-
-const png = (w: number, h: number) =>
-  concat([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], u32be(13), 'IHDR', u32be(w), u32be(h), [8, 6, 0, 0, 0], u32be(0), filler(20));
-const jpeg = (w: number, h: number) =>
-  concat(
-    [0xff, 0xd8],
-    [0xff, 0xe0],
-    u16be(16),
-    'JFIF\0',
-    [1, 1, 0, 0, 1, 0, 1, 0, 0],
-    [0xff, 0xdb],
-    u16be(4),
-    [0, 0],
-    [0xff, 0xc2],
-    u16be(17),
-    [8],
-    u16be(h),
-    u16be(w),
-    [3],
-    filler(9),
-    [0xff, 0xd9],
-  );
-const webp = (w: number, h: number) =>
-  concat('RIFF', u32le(30), 'WEBP', 'VP8X', u32le(10), [0, 0, 0, 0], u24le(w - 1), u24le(h - 1), filler(20));
-const bmp = (w: number, h: number) => concat('BM', u32le(70), u32le(0), u32le(54), u32le(40), u32le(w), u32le(-h >>> 0), filler(40));
-const heic = (w: number, h: number) =>
-  concat(u32be(24), 'ftyp', 'heic', u32be(0), 'mif1heic', u32be(20), 'ispe', u32be(0), u32be(w), u32be(h), filler(20));
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex').toUpperCase();
 

@@ -107,12 +107,20 @@ describe('message send rules', () => {
 });
 
 describe('message images', () => {
-  it('takes JPG and PNG up to 3 MB, judged from the bytes', () => {
-    expect(checkMessageImage(png(4, 4))).toEqual({ contentType: 'image/png' });
-    expect(checkMessageImage(jpeg(4, 4))).toEqual({ contentType: 'image/jpeg' });
-    expect(refusal(() => checkMessageImage(new Uint8Array(0))).message).toMatch(/^file: is empty/);
-    expect(refusal(() => checkMessageImage(Buffer.from('GIF89a0000000000'))).message).toMatch(/^file: must be a JPG or PNG/);
-    expect(refusal(() => checkMessageImage(png(4, 4, MESSAGE_MEDIA_MAX_BYTES + 1))).message).toMatch(/^file: must be at most 3 MB/);
+  it('takes JPG and PNG up to 3 MB, judged from the bytes', async () => {
+    const refusalOf = (bytes: Uint8Array) =>
+      checkMessageImage(bytes).then(
+        () => Promise.reject(new Error('expected a refusal')),
+        (err: unknown) => {
+          expect(err).toBeInstanceOf(ApiError);
+          return (err as ApiError).message;
+        },
+      );
+    expect(await checkMessageImage(png(4, 4))).toEqual({ contentType: 'image/png' });
+    expect(await checkMessageImage(jpeg(4, 4))).toEqual({ contentType: 'image/jpeg' });
+    expect(await refusalOf(new Uint8Array(0))).toMatch(/^file: is empty/);
+    expect(await refusalOf(Buffer.from('GIF89a0000000000'))).toMatch(/^file: must be a JPG or PNG/);
+    expect(await refusalOf(png(4, 4, MESSAGE_MEDIA_MAX_BYTES + 1))).toMatch(/^file: must be at most 3 MB/);
   });
 });
 

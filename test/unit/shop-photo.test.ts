@@ -20,8 +20,8 @@ describe('cover photo rule', () => {
     expect(ratioText(7, 3)).toBe('7:3');
   });
 
-  it('reads format and size from the bytes', () => {
-    expect(checkPhoto(solidPng(90, 160))).toEqual({ format: 'PNG', width: 90, height: 160, contentType: 'image/png' });
+  it('reads format and size from the bytes', async () => {
+    expect(await checkPhoto(solidPng(90, 160))).toEqual({ format: 'PNG', width: 90, height: 160, contentType: 'image/png' });
   });
 
   it.each([
@@ -30,8 +30,8 @@ describe('cover photo rule', () => {
     [Buffer.from('GIF89a and so on'), /^is not a supported image/],
     [Buffer.from([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0]), /^is a JPEG whose width and height cannot be read/],
     [solidPng(100, 300), /^has an aspect ratio of 1:3 \(100x300\), outside the allowed 9:16 to 16:9$/],
-  ])('refuses %#', (bytes, reason) => {
-    expect(() => checkPhoto(bytes)).toThrow(PhotoRefused);
-    expect(() => checkPhoto(bytes)).toThrow(reason);
+  ])('refuses %#', async (bytes, reason) => {
+    await expect(checkPhoto(bytes)).rejects.toThrow(PhotoRefused);
+    await expect(checkPhoto(bytes)).rejects.toThrow(reason);
   });
 });

@@ -205,6 +205,6 @@ async function storeFile(
       throw new ApiError(2001, reason, { data: { field: late.field } });
     }
   }
-  const res = await complete({ sizeBytes: stored.sizeBytes, sha256: stored.sha256, container: videoFormat(stored.head) ?? '' });
+  const res = await complete({ sizeBytes: stored.sizeBytes, sha256: stored.sha256, container: (await videoFormat(stored.head)) ?? '' });
   return res.message.video!;
 }
