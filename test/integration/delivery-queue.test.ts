@@ -15,7 +15,7 @@ import { newId } from '../../core/ids';
 import { connectTemporalClient } from '../../core/temporal/connection';
 import type { RunningWorker } from '../../worker/worker';
 import { workflowIds } from '../../workflows/workflow-ids';
-import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures } from '../../workflows/shared';
+import { ENDPOINT_DELIVERIES_QUERY, type QueueFigures, type WorkflowSignatures } from '../../workflows/shared';
 import { call } from '../helpers/http';
 import { eventually, receiverPool, type WebhookReceiver } from '../helpers/receivers';
 import { within } from '../helpers/sse';
@@ -258,7 +258,7 @@ describe('webhook delivery queues', () => {
       sql`insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded) values (${legacyId}, 1, now(), 5, 500, 'HTTP 500', false)`,
     );
     // Its old workflow wakes from its retry wait and calls the old activity, which hands the row over.
-    const legacy = await temporal.client.workflow.start('webhookDeliveryWorkflow', {
+    const legacy = await temporal.client.workflow.start<WorkflowSignatures['webhookDeliveryWorkflow']>('webhookDeliveryWorkflow', {
       taskQueue,
       workflowId: legacyWorkflowId,
       args: [{ deliveryId: legacyId, retryScheduleMs: [60_000], attemptTimeoutMs: 1_000 }],

@@ -12,6 +12,7 @@ import {
   type DrainResult,
   type EndpointDeliveriesInput,
   type QueueFigures,
+  type WorkflowSignatures,
 } from '../../workflows/shared';
 
 const figures = (over: Partial<QueueFigures> = {}): QueueFigures => ({
@@ -46,13 +47,13 @@ describe('endpointDeliveriesWorkflow', () => {
       drainEndpointQueue: async () => (drains.push(Date.now()), drain(drains.length)),
     });
     const result = await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start('endpointDeliveriesWorkflow', {
+      const handle = await env.client.workflow.start<WorkflowSignatures['endpointDeliveriesWorkflow']>('endpointDeliveriesWorkflow', {
         taskQueue,
         workflowId,
         args: [{ endpointId: 'we_test', customerId: 'cus_test', ...input }],
       });
       await during?.(workflowId);
-      return handle.result() as Promise<string>;
+      return handle.result();
     });
     await checkHistory(env, workflowId, { saveAs });
     return { result, drains, workflowId };

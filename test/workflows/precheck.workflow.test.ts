@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
 import type { PrecheckProgress } from '../../activities/precheck.activities';
-import type { PrecheckInput, PrecheckOutcome } from '../../workflows/shared';
+import type { PrecheckInput, WorkflowSignatures } from '../../workflows/shared';
 
 interface Stubs {
   submitPrecheckTask(input: { precheckId: string }): Promise<PrecheckProgress>;
@@ -40,11 +40,11 @@ describe('precheckWorkflow', () => {
     const { worker, taskQueue } = await createTestWorker(env, 'precheck-wf', activities);
     const workflowId = `precheck-test-${randomUUID()}`;
     const outcome = await worker.runUntil(
-      env.client.workflow.execute('precheckWorkflow', {
+      env.client.workflow.execute<WorkflowSignatures['precheckWorkflow']>('precheckWorkflow', {
         taskQueue,
         workflowId,
         args: [{ precheckId: 'pre_test', pollIntervalMs: 10, pollAttempts: 3, ...input }],
-      }) as Promise<PrecheckOutcome>,
+      }),
     );
     await checkHistory(env, workflowId, { saveAs });
     return { outcome, ends };

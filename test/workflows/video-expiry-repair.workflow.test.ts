@@ -12,7 +12,7 @@ import {
   type VideoExpiryRepairRound,
   type VideoLifetimeInput,
   type VideoUploadInput,
-  type VideoUploadResult,
+  type WorkflowSignatures,
 } from '../../workflows/shared';
 
 describe('videoExpiryRepairWorkflow', () => {
@@ -35,7 +35,11 @@ describe('videoExpiryRepairWorkflow', () => {
     });
     await worker.runUntil(async () => {
       const input: VideoExpiryRepairInput = { intervalMs: 1_000, graceMs: 500 };
-      const handle = await env.client.workflow.start('videoExpiryRepairWorkflow', { taskQueue, workflowId, args: [input] });
+      const handle = await env.client.workflow.start<WorkflowSignatures['videoExpiryRepairWorkflow']>('videoExpiryRepairWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [input],
+      });
       while (rounds.length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
       await handle.terminate('test over');
     });
@@ -58,10 +62,16 @@ describe('videoExpiryRepairWorkflow', () => {
       const first: VideoExpiryRepairInput = { intervalMs: 300, graceMs: 1 };
       const next: VideoExpiryRepairInput = { intervalMs: 300, graceMs: 2 };
       const start = { taskQueue, workflowId, signal: VIDEO_EXPIRY_REPAIR_SETTINGS_SIGNAL };
-      await env.client.workflow.signalWithStart('videoExpiryRepairWorkflow', { ...start, args: [first], signalArgs: [first] });
+      await env.client.workflow.signalWithStart<WorkflowSignatures['videoExpiryRepairWorkflow'], [VideoExpiryRepairInput]>(
+        'videoExpiryRepairWorkflow',
+        { ...start, args: [first], signalArgs: [first] },
+      );
       while (graces.length < 1) await new Promise((resolve) => setTimeout(resolve, 50));
       // A second worker's start: signalled, not started again.
-      const again = await env.client.workflow.signalWithStart('videoExpiryRepairWorkflow', { ...start, args: [next], signalArgs: [next] });
+      const again = await env.client.workflow.signalWithStart<WorkflowSignatures['videoExpiryRepairWorkflow'], [VideoExpiryRepairInput]>(
+        'videoExpiryRepairWorkflow',
+        { ...start, args: [next], signalArgs: [next] },
+      );
       while (!graces.includes(2)) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(again.signaledRunId).toBe((await again.describe()).runId);
       await again.terminate('test over');
@@ -93,17 +103,17 @@ describe('videoUploadWorkflow meeting the expiry repair', () => {
     const { result, lifetimeRunId, runningRunId } = await worker.runUntil(async () => {
       // The repair's start, as core/temporal/client.ts makes it.
       const lifetime: VideoLifetimeInput = { videoId, expiresAtMs };
-      const started = await env.client.workflow.start('videoLifetimeWorkflow', {
+      const started = await env.client.workflow.start<WorkflowSignatures['videoLifetimeWorkflow']>('videoLifetimeWorkflow', {
         taskQueue,
         workflowId: `video-expiry-${videoId}`,
         args: [lifetime],
       });
       const upload: VideoUploadInput = { videoId, maxBytes: 1_000, fetchTimeoutMs: 1_000, urlTtlMs: 60_000 };
-      const outcome = (await env.client.workflow.execute('videoUploadWorkflow', {
+      const outcome = await env.client.workflow.execute<WorkflowSignatures['videoUploadWorkflow']>('videoUploadWorkflow', {
         taskQueue,
         workflowId: `upload-${videoId}`,
         args: [upload],
-      })) as VideoUploadResult;
+      });
       const running = await started.describe();
       await started.terminate('test over');
       return {

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
-import type { DeliveryOutcome, WebhookDeliveryInput } from '../../workflows/shared';
+import type { DeliveryOutcome, WebhookDeliveryInput, WorkflowSignatures } from '../../workflows/shared';
 
 interface Attempt {
   deliveryId: string;
@@ -40,7 +40,11 @@ describe('webhookDeliveryWorkflow', () => {
     const workflowId = `deliver-evt_test-${deliveryId}`;
     const input: WebhookDeliveryInput = { deliveryId, retryScheduleMs, attemptTimeoutMs: 5_000 };
     const outcome = await worker.runUntil(
-      env.client.workflow.execute('webhookDeliveryWorkflow', { taskQueue, workflowId, args: [input] }) as Promise<DeliveryOutcome>,
+      env.client.workflow.execute<WorkflowSignatures['webhookDeliveryWorkflow']>('webhookDeliveryWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [input],
+      }),
     );
     return { outcome, attempts, finishes, deliveryId, workflowId };
   }
