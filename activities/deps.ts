@@ -33,4 +33,6 @@ export interface ActivityDeps {
   media: MediaStore;
   allowInsecureSourceUrls: boolean;
   metrics: Metrics;
+  /** Pause before a token refresh the platform refused, for a reason other than the token, is tried again. */
+  tokenRefreshRetryMs: number;
 }

@@ -22,6 +22,7 @@ export interface TokenActivityDeps {
   upstream: Upstream;
   events: EventRecorder;
   logger: Logger;
+  tokenRefreshRetryMs: number;
 }
 
 interface Refreshed {
@@ -75,16 +76,24 @@ export function createTokenActivities(deps: TokenActivityDeps) {
       try {
         refreshed = await refreshUpstream(seat.track, credentials.refreshToken);
       } catch (err) {
-        if (err instanceof UpstreamError && err.failureClass === 'auth') {
-          deps.logger.warn(
-            { seatId: seat.id, officialCode: err.failure.officialCode },
-            'refresh token refused: the seat needs re-authorization',
-          );
+        // Transient failures are retried by the activity's policy; the platform's refusals are not.
+        if (!(err instanceof UpstreamError) || err.retryable) throw err;
+        const official = { seatId: seat.id, officialCode: err.failure.officialCode, failureClass: err.failureClass };
+        if (err.failureClass === 'auth') {
+          deps.logger.warn(official, 'refresh token refused: the seat needs re-authorization');
           await seatsRepo.markReauthorizationRequired(deps.db, seat.id, seat.accountId);
           await recordAuthorizationRemoved(deps.events, seat, err);
           return { outcome: 'reauthorization_required' };
         }
-        throw err;
+        // A refusal that is not about the token (a missing scope, a used-up quota, a request the
+        // platform calls bad, as a wrong app secret makes every refresh): re-authorizing may not
+        // help, and ending here would let the token lapse unnoticed. Try again after a pause, so
+        // the seat recovers by itself once the cause is fixed, and say so loudly meanwhile.
+        deps.logger.error(
+          { ...official, officialMessage: err.failure.officialMessage, retryInMs: deps.tokenRefreshRetryMs },
+          'the platform refused a token refresh; it is tried again after a pause',
+        );
+        return { outcome: 'retry_later', refreshAt: Date.now() + deps.tokenRefreshRetryMs };
       }
       const stored = await seatsRepo.replaceSeatCredentials(deps.db, seat.id, seat.accountId, {
         credentialsSealed: sealCredentials(deps.sealedBox, seat.id, {

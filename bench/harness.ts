@@ -200,6 +200,7 @@ export async function startBenchStack(opts: {
       maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint,
       media,
       allowInsecureSourceUrls: false,
+      tokenRefreshRetryMs: loadConfig({}).env.TOKEN_REFRESH_RETRY_AFTER_REFUSAL_MS,
       logger,
       shutdownGraceMs: 1_000,
     });

@@ -361,6 +361,7 @@ async function startWorkerRole(
     maxInFlightPerEndpoint: env.WEBHOOK_MAX_IN_FLIGHT,
     media,
     allowInsecureSourceUrls: ctx.local.sources,
+    tokenRefreshRetryMs: env.TOKEN_REFRESH_RETRY_AFTER_REFUSAL_MS,
     logger: logger.child({ component: 'worker' }),
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     metrics: ctx.metrics,

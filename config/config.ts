@@ -510,6 +510,12 @@ export const VARIABLES = {
     fallback: 60_000,
     example: '60000',
   }),
+  TOKEN_REFRESH_RETRY_AFTER_REFUSAL_MS: variable({
+    doc: "Pause before a seat's token refresh is tried again after the platform refused it for a reason a retry may outlive (scope, quota, a bad request)",
+    parse: positiveInt,
+    fallback: 900_000,
+    example: '900000',
+  }),
   SANDBOX_HOST: variable({ doc: 'Address the sandbox emulator listens on', parse: str, fallback: '127.0.0.1', example: '127.0.0.1' }),
   SANDBOX_PORT: variable({ doc: 'Port of the sandbox emulator (0 picks a free one)', parse: port, fallback: 8090, example: '8090' }),
   SANDBOX_CLOCK_SPEED: variable({

@@ -74,6 +74,8 @@ export async function buildSandboxApp(ctx: SandboxContext): Promise<FastifyInsta
         throw errors.tokenInvalid();
       case 'expired_token':
         throw errors.tokenExpired();
+      case 'permission_denied':
+        throw errors.noPermission();
     }
     return reply;
   });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Platform } from './official-error';
 
-export const FAULT_KINDS = ['server_error', 'hang', 'rate_limit', 'invalid_token', 'expired_token'] as const;
+export const FAULT_KINDS = ['server_error', 'hang', 'rate_limit', 'invalid_token', 'expired_token', 'permission_denied'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault {

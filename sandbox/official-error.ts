@@ -48,7 +48,7 @@ export const BUSINESS = {
   missing: (field: string) => new OfficialError(40002, `${field}: Missing data for required field.`),
   invalid: (field: string, why = 'Not a valid value.') => new OfficialError(40002, `${field}: ${why}`),
   notFound: (what: string) => new OfficialError(40007, `${what} does not exist.`),
-  noPermission: (why: string) => new OfficialError(40001, why),
+  noPermission: (why = 'No permission to operate on this resource.') => new OfficialError(40001, why),
   tokenMissing: () => new OfficialError(40104, 'Access token is null, you should set it in http header with key Access-Token.'),
   tokenInvalid: () => new OfficialError(40105, 'Access token is incorrect or has been revoked.'),
   tokenExpired: () => new OfficialError(40102, 'Access token has expired.'),
@@ -65,6 +65,7 @@ export const SHOP = {
   appKey: () => new OfficialError(36009004, 'Invalid app_key.', 400),
   tokenInvalid: () => new OfficialError(105001, 'The access token is invalid.', 401),
   tokenExpired: () => new OfficialError(105002, 'The access token has expired.', 401),
+  noPermission: () => new OfficialError(105005, 'The access token lacks the scope this call needs.', 403),
   rateLimited: (retryAfterSeconds: number) =>
     new OfficialError(36009002, 'Too many requests. Please retry later.', 429, { 'retry-after': String(retryAfterSeconds) }),
   system: () => new OfficialError(36009003, 'Internal error. Please retry later.', 500),

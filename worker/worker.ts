@@ -75,6 +75,8 @@ export async function startWorker(opts: {
   maxInFlightPerEndpoint: number;
   media: MediaStore;
   allowInsecureSourceUrls: boolean;
+  /** Pause before a token refresh the platform refused, for a reason other than the token, is tried again. */
+  tokenRefreshRetryMs: number;
   logger: Logger;
   shutdownGraceMs: number;
   /** How long a workflow waits for the worker that ran it last before any worker may take it. */
@@ -128,6 +130,7 @@ export async function startWorker(opts: {
         deliveryQueue: opts.deliveryQueue,
         media: opts.media,
         allowInsecureSourceUrls: opts.allowInsecureSourceUrls,
+        tokenRefreshRetryMs: opts.tokenRefreshRetryMs,
         logger: opts.logger,
         metrics,
       }),

@@ -25,7 +25,8 @@ export interface TokenRefreshInput {
   minIntervalMs: number;
 }
 
-export type TokenRefreshOutcome = 'refreshed' | 'not_due' | 'unbound' | 'reauthorization_required';
+/** `retry_later`: the platform refused the refresh for a reason a retry may outlive; `refreshAt` says when. */
+export type TokenRefreshOutcome = 'refreshed' | 'not_due' | 'retry_later' | 'unbound' | 'reauthorization_required';
 
 export interface TokenRefreshStep {
   outcome: TokenRefreshOutcome;

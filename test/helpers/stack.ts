@@ -64,6 +64,7 @@ export interface Stack {
     disableEndpointAfterMs: number;
     maxInFlightPerEndpoint: number;
     allowInsecureSourceUrls: boolean;
+    tokenRefreshRetryMs: number;
     videoExpiryRepair?: VideoExpiryRepairInput;
   };
   close(): Promise<void>;
@@ -128,7 +129,7 @@ export async function startStack(
     ratePerMinute?: number;
     allowInsecureWebhookUrls?: boolean;
     taskQueue?: string;
-    tokenRefresh?: { marginSeconds: number; minIntervalMs: number };
+    tokenRefresh?: { marginSeconds: number; minIntervalMs: number; retryAfterRefusalMs?: number };
     delivery?: { retryScheduleMs: number[]; attemptTimeoutMs: number };
     sseHeartbeatMs?: number;
     secretGraceMs?: number;
@@ -269,6 +270,7 @@ export async function startStack(
       disableEndpointAfterMs: opts.disableEndpointAfterMs ?? 432_000_000,
       maxInFlightPerEndpoint: opts.maxInFlightPerEndpoint ?? 10,
       allowInsecureSourceUrls: opts.allowInsecureSourceUrls ?? true,
+      tokenRefreshRetryMs: opts.tokenRefresh?.retryAfterRefusalMs ?? 60_000,
     },
     async close() {
       await app.close();
@@ -299,6 +301,7 @@ export function startStackWorker(stack: Stack, taskQueue: string, upstream: Upst
     maxInFlightPerEndpoint: stack.workerSettings.maxInFlightPerEndpoint,
     media: stack.media,
     allowInsecureSourceUrls: stack.workerSettings.allowInsecureSourceUrls,
+    tokenRefreshRetryMs: stack.workerSettings.tokenRefreshRetryMs,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'worker'),
     shutdownGraceMs: 1_000,
     // A stopped worker's workflows move to the next worker quickly, as the restart tests need.

@@ -25,13 +25,25 @@ describe('token refresh workflow', () => {
   beforeAll(async () => {
     // Tokens live 4 s and are refreshed 3 s before expiry: a refresh about every second.
     sb = await startTestSandbox({ settings: { accessTokenTtlSeconds: { business: 4, shop: 4 } } });
-    stack = await startStack({ taskQueue, ratePerMinute: 1_000_000, tokenRefresh: { marginSeconds: 3, minIntervalMs: 200 } });
+    stack = await startStack({
+      taskQueue,
+      ratePerMinute: 1_000_000,
+      tokenRefresh: { marginSeconds: 3, minIntervalMs: 200, retryAfterRefusalMs: 300 },
+    });
     worker = await startStackWorker(stack, taskQueue, sb.upstream);
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();
     await stack?.close();
     await sb?.close();
+  });
+
+  // Each test's seats are unbound after it, so that a test's refreshes are the only ones the
+  // emulator sees (a fault applies to the next matching call, whoever makes it).
+  const boundSeats: string[] = [];
+  afterEach(async () => {
+    for (const seatId of boundSeats.splice(0)) await stack.admin.unbindSeat({ seatId }).catch(() => undefined);
+    await sb.control('DELETE', '/_sandbox/faults');
   });
 
   async function bind(platform: 'business' | 'shop') {
@@ -51,6 +63,7 @@ describe('token refresh workflow', () => {
         accessTokenExpiresAt: { seconds: BigInt(account.tokens.access_token_expires_at), nanos: 0 },
       },
     });
+    boundSeats.push(seat!.id);
     return { account, seatId: seat!.id, tenant };
   }
 
@@ -122,6 +135,50 @@ describe('token refresh workflow', () => {
         data: expect.objectContaining({ account_id: account.openId, official_code: 40107 }),
       }),
     ]);
+  });
+
+  it('tries a refresh the platform refused for another reason than the token again after a pause, leaving the seat active', async () => {
+    const { account, seatId, tenant } = await bind('business');
+    // The app lost a scope for a moment: the next refresh is refused with 40001.
+    await sb.control('POST', '/_sandbox/faults', {
+      kind: 'permission_denied',
+      platform: 'business',
+      pathPrefix: '/open_api/v1.3/tt_user/oauth2/refresh_token/',
+    });
+    await eventually(
+      () => sb.control<{ faults: unknown[] }>('GET', '/_sandbox/faults'),
+      (r) => r.faults.length === 0,
+      15_000,
+      100,
+    );
+    // Refused, then tried again after the pause, and renewed: the seat never needed a person.
+    const renewed = await eventually(
+      () => credentialsOf(seatId),
+      (s) => s.credentials?.accessToken !== account.tokens.access_token,
+      15_000,
+      100,
+    );
+    expect(renewed.row.authorizationStatus).toBe('active');
+    const client = await connectTemporalClient({
+      address: process.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TLS: false,
+    });
+    try {
+      const handle = client.client.workflow.getHandle(`token-refresh-${seatId}`);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      // The refresh steps the workflow was given, in order: the refusal became retry_later, then a renewal.
+      const steps = (await handle.fetchHistory())
+        .events!.flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? [])
+        .map((p) => (JSON.parse(Buffer.from(p.data!).toString()) as { outcome: string }).outcome);
+      expect(steps).toContain('retry_later');
+      expect(steps.slice(steps.indexOf('retry_later'))).toContain('refreshed');
+    } finally {
+      await client.close();
+    }
+    // Nothing was logged for the customer: the authorization stands.
+    const logged = await call<{ items: unknown[] }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey });
+    expect(logged.body.data.items).toEqual([]);
   });
 
   it('stops refreshing once the seat is unbound', async () => {

@@ -36,6 +36,7 @@ describe('upstream client: faults, codes and retry classification', () => {
     ['rate_limit', 3001, 'rate_limited', true, 40100],
     ['invalid_token', 3001, 'auth', false, 40105],
     ['expired_token', 3001, 'token_expired', true, 40102],
+    ['permission_denied', 3001, 'permission', false, 40001],
   ] as const)(
     'maps an injected %s to %i (%s, retryable %s) with the official code and message',
     async (kind, code, failureClass, retryable, officialCode) => {

@@ -103,8 +103,9 @@ describe('tokenRefreshWorkflow', () => {
   });
 
   it("fails, refreshing no more, when the refresh fails in a way the activity marks final (a refusal other than the token's)", async () => {
-    // As it stands: only an auth refusal becomes reauthorization_required; other final refusals
-    // (permission, bad_request, not_found, quota) end the run failed and leave the seat as it was.
+    // The activity turns every refusal of the platform into a step (reauthorization_required, or
+    // retry_later with a time): what still fails it for good is an error of our own, which ends
+    // the run failed for an operator to see.
     const { result, error, calls, workflowId } = await run(async () => {
       throw ApplicationFailure.create({ message: 'Insufficient permissions.', type: 'upstream.permission', nonRetryable: true });
     });
