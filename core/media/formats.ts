@@ -48,7 +48,14 @@ export const VIDEO_FORMATS: readonly VideoFormat[] = [...new Set(Object.values(V
 
 /** What the bytes are, or undefined when no known signature matches (or the bytes are cut short). */
 async function detect(bytes: Uint8Array): Promise<FileTypeResult | undefined> {
-  return bytes.length === 0 ? undefined : fileTypeFromBuffer(bytes);
+  if (bytes.length === 0) return undefined;
+  try {
+    return await fileTypeFromBuffer(bytes);
+  } catch {
+    // A few of file-type's parsers throw on a structure they find broken: bytes it cannot make
+    // out are unrecognised, a refusal for the caller, never a failure of ours.
+    return undefined;
+  }
 }
 
 /** The container of a video from its first bytes (4 KB is plenty); undefined for anything else, audio included. */
