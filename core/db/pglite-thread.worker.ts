@@ -83,7 +83,9 @@ function prepareLater(text: string, prepare: { name: string; statement: string }
     () => {
       if (db === database) statements.prepared(text, prepare.name);
     },
-    () => statements.refused(text),
+    () => {
+      if (db === database) statements.refused(text);
+    },
   );
 }
 
