@@ -71,15 +71,18 @@ describe('token refresh workflow', () => {
     const row = (await seatsRepo.findSeat(stack.database.db, seatId))!;
     return { row, credentials: row.credentialsSealed ? openCredentials(stack.sealedBox, seatId, row.credentialsSealed) : undefined };
   };
-
-  it('renews a video seat’s token before it expires and keeps the rotated refresh token', async () => {
-    const { account, seatId } = await bind('business');
-    const renewed = await eventually(
+  /** The seat once it holds an access token other than `accessToken`. */
+  const renewedFrom = (seatId: string, accessToken: string) =>
+    eventually(
       () => credentialsOf(seatId),
-      (s) => s.credentials?.accessToken !== account.tokens.access_token,
+      (s) => s.credentials?.accessToken !== accessToken,
       15_000,
       100,
     );
+
+  it('renews a video seat’s token before it expires and keeps the rotated refresh token', async () => {
+    const { account, seatId } = await bind('business');
+    const renewed = await renewedFrom(seatId, account.tokens.access_token);
     expect(renewed.row.authorizationStatus).toBe('active');
     expect(renewed.credentials!.refreshToken).not.toBe(account.tokens.refresh_token);
     expect(renewed.row.accessTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now());
@@ -90,23 +93,12 @@ describe('token refresh workflow', () => {
     const reused = await refreshAccessToken(sb.upstream.vplat, account.tokens.refresh_token).catch((e: unknown) => e);
     expect((reused as UpstreamError).failure.failureClass).toBe('auth');
     // It keeps going: a second renewal follows the first.
-    const first = renewed.credentials!.accessToken;
-    await eventually(
-      () => credentialsOf(seatId),
-      (s) => s.credentials?.accessToken !== first,
-      15_000,
-      100,
-    );
+    await renewedFrom(seatId, renewed.credentials!.accessToken);
   });
 
   it('renews a shop seat’s token with the shop refresh flow', async () => {
     const { account, seatId } = await bind('shop');
-    const renewed = await eventually(
-      () => credentialsOf(seatId),
-      (s) => s.credentials?.accessToken !== account.tokens.access_token,
-      15_000,
-      100,
-    );
+    const renewed = await renewedFrom(seatId, account.tokens.access_token);
     expect(renewed.row.refreshTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 86_400_000);
   });
 
@@ -152,12 +144,7 @@ describe('token refresh workflow', () => {
       100,
     );
     // Refused, then tried again after the pause, and renewed: the seat never needed a person.
-    const renewed = await eventually(
-      () => credentialsOf(seatId),
-      (s) => s.credentials?.accessToken !== account.tokens.access_token,
-      15_000,
-      100,
-    );
+    const renewed = await renewedFrom(seatId, account.tokens.access_token);
     expect(renewed.row.authorizationStatus).toBe('active');
     const client = await connectTemporalClient({
       address: process.env.TEMPORAL_ADDRESS!,
