@@ -152,15 +152,28 @@ export function createPublishActivities(deps: PublishRecordDeps & { logger: Logg
     async endPublish(input: { recordId: string; status: PublishEnd; reason: string }): Promise<PublishStep> {
       const row = await load(input.recordId);
       if (isTerminal(row.status) || row.unconfirmedAt) return stepOf(row);
+      // A submit claim still stands when a try failed after it was made and before its outcome was
+      // written (the database went away for every retry, say): that try may have reached the
+      // platform, so the publish cannot be called a service error, which tells the client to send
+      // it again. It ends unconfirmed instead, and keeps its file id.
+      const claimStands = !!row.submitStartedAt && !row.shareId;
+      const failed = input.status === 'service_error' && !claimStands;
       const ended = await applyChange(
         deps,
         row,
-        input.status === 'service_error'
+        failed
           ? { status: 'service_error', reason: input.reason, reasonCategory: 'retryable' }
-          : { unconfirmedAt: new Date(), reason: input.reason, reasonCategory: 'unconfirmed' },
+          : {
+              unconfirmedAt: new Date(),
+              reason:
+                input.status === 'service_error'
+                  ? `${input.reason}; an earlier try may have reached the platform: check the account before publishing again`
+                  : input.reason,
+              reasonCategory: 'unconfirmed',
+            },
       );
       // Every try was refused with an answer (no claim is left standing): the file id is unused.
-      if (input.status === 'service_error' && !row.submitStartedAt && !row.shareId) await releaseFile(row);
+      if (failed && !row.shareId) await releaseFile(row);
       return stepOf(ended);
     },
   };
