@@ -1,12 +1,12 @@
 /**
  * The side effects of the video library: fetching a remote source into the media store (streamed,
- * capped, guarded against private addresses at every hop, resumed where a crashed attempt
- * stopped), handing a stored file to the shop's upload API, the status changes the upload and
- * lifetime workflows make, and the expiry repair's starts of missing lifetimes. A refusal that retrying cannot change (4xx, too large, not a
- * video, refused address) is a non-retryable failure whose message is the record's failure
- * reason; network errors and 5xx are retried, as are the database and Temporal being away. Each
- * failure carries in its details the spec code a caller waiting for the upload is answered with,
- * as upstream failures carry theirs (upstream-failure.ts).
+ * capped, guarded against private addresses at every hop, resumed where a crashed attempt stopped),
+ * handing a stored file to the shop's upload API, the status changes the upload and lifetime
+ * workflows make, and the expiry repair's starts of missing lifetimes. A refusal that retrying
+ * cannot change (4xx, too large, not a video, refused address) is a non-retryable failure whose
+ * message is the record's failure reason; network errors and 5xx are retried, as are the database
+ * and Temporal being away. Each failure carries in its details the spec code a caller waiting for
+ * the upload is answered with, as upstream failures carry theirs (upstream-failure.ts).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Agent, request, type Dispatcher } from 'undici';

@@ -99,7 +99,10 @@ export interface VideoUploadInput {
   maxBytes: number;
   /** Time allowed to fetch a remote source. */
   fetchTimeoutMs: number;
-  /** How long the fetch's heartbeats may stop before its attempt counts as dead and a retry resumes it; 30 s when absent (inputs of older starts). */
+  /**
+   * How long the fetch's heartbeats may stop before its attempt counts as dead and a retry resumes
+   * it; 30 s when absent (inputs of older starts).
+   */
   fetchHeartbeatTimeoutMs?: number;
   /** Validity of a video track URL from the moment the record becomes available. */
   urlTtlMs: number;
@@ -156,7 +159,10 @@ export interface PublishTimings {
   slowPollScheduleMs: number[];
   /** After publish_complete, how long to wait for the post id. */
   postIdWaitMs: number;
-  /** Bounds one activity around an official call: the submit, a status refresh, a reconcile (a little over the upstream client's own timeout). */
+  /**
+   * Bounds one activity around an official call: the submit, a status refresh, a reconcile (a
+   * little over the upstream client's own timeout).
+   */
   submitTimeoutMs: number;
   /** First pause before a submit refused by a transient failure is tried again (5 tries in all). */
   submitRetryInitialMs: number;

@@ -11,7 +11,10 @@ import { workflowIds } from './workflow-ids';
 import type { VideoLifetimeInput, VideoUploadInput, VideoUploadResult } from './shared';
 import { videoLifetimeWorkflow } from './video-lifetime.workflow';
 
-/** Types the activities mark as final (VIDEO_REJECTED in activities/videos.activities.ts, restated: workflows import activities as types only). */
+/**
+ * Types the activities mark as final (VIDEO_REJECTED in activities/videos.activities.ts, restated:
+ * workflows import activities as types only).
+ */
 const NON_RETRYABLE = ['video.rejected'];
 
 const records = proxyActivities<Activities>({

@@ -8,7 +8,10 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliveryOutcome, WebhookDeliveryInput } from './shared';
 
-/** Only infrastructure failures reach Temporal's retry (the receiver's answers are outcomes): retry those until the database or network is back. */
+/**
+ * Only infrastructure failures reach Temporal's retry (the receiver's answers are outcomes): retry
+ * those until the database or network is back.
+ */
 const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
 /** Beyond the HTTP attempt itself, the reads and writes around it (delivery, endpoint, lease, attempt row). */
 const ATTEMPT_MARGIN_MS = 20_000;

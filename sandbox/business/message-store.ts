@@ -95,7 +95,10 @@ export const AUTO_MESSAGE_TYPES = ['WELCOME_MESSAGE', 'SUGGESTED_QUESTION', 'CHA
 export type AutoMessageType = (typeof AUTO_MESSAGE_TYPES)[number];
 export type AuditStatus = 'REVIEWING' | 'APPROVED' | 'REJECTED';
 
-/** Per type: the object that carries it, its fields with their length limits, how many may exist, and which field makes two of them duplicates. */
+/**
+ * Per type: the object that carries it, its fields with their length limits, how many may exist,
+ * and which field makes two of them duplicates.
+ */
 export const AUTO_MESSAGE_SPECS: Record<AutoMessageType, { key: string; fields: Record<string, number>; max: number; identity: string }> = {
   WELCOME_MESSAGE: { key: 'welcome_message', fields: { content: 250 }, max: 1, identity: 'content' },
   SUGGESTED_QUESTION: { key: 'suggested_question', fields: { question: 80, answer: 200 }, max: 3, identity: 'question' },

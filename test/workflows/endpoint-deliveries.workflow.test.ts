@@ -34,7 +34,11 @@ describe('endpointDeliveriesWorkflow', () => {
     await env?.close();
   });
 
-  /** Runs the workflow with `drain` as its activity until `during` and the workflow end, and replays its history (saved as `saveAs` when recording); returns its result, the drains' times and its id. */
+  /**
+   * Runs the workflow with `drain` as its activity until `during` and the workflow end, and replays
+   * its history (saved as `saveAs` when recording); returns its result, the drains' times and its
+   * id.
+   */
   async function run(
     drain: (n: number) => Promise<DrainResult>,
     input: Partial<EndpointDeliveriesInput> = {},

@@ -28,7 +28,10 @@ describe('healthCheckWorkflow', () => {
 
   const healthy: HealthCheckResult = { workerIdentity: 'worker-1@test', databaseTime: '2030-01-02T03:04:05.000Z' };
 
-  /** Runs one health check as the admin API starts it, with `read` as the worker's read; returns its outcome (or failure), the reads and its id. */
+  /**
+   * Runs one health check as the admin API starts it, with `read` as the worker's read; returns its
+   * outcome (or failure), the reads and its id.
+   */
   async function run(read: (n: number) => Promise<HealthCheckResult>) {
     const reads: HealthCheckInput[] = [];
     const { worker, taskQueue } = await createTestWorker(env, 'health-wf', {

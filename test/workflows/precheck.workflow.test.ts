@@ -25,7 +25,10 @@ describe('precheckWorkflow', () => {
     await env?.close();
   });
 
-  /** Runs one pre-check workflow against the stubs and replays its history (saved as `saveAs` when recording); returns its outcome and the reasons it ended with. */
+  /**
+   * Runs one pre-check workflow against the stubs and replays its history (saved as `saveAs` when
+   * recording); returns its outcome and the reasons it ended with.
+   */
   async function run(stubs: Partial<Stubs>, input: Partial<PrecheckInput> = {}, saveAs?: string) {
     const ends: string[] = [];
     const activities: Stubs = {

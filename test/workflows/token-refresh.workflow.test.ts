@@ -37,7 +37,10 @@ describe('tokenRefreshWorkflow', () => {
     await env?.close();
   });
 
-  /** Runs one seat's refresh workflow with `refresh` as the activity (n counts its calls) until it ends; returns its last step (or failure), the calls and its id. */
+  /**
+   * Runs one seat's refresh workflow with `refresh` as the activity (n counts its calls) until it
+   * ends; returns its last step (or failure), the calls and its id.
+   */
   async function run(refresh: (n: number) => Promise<TokenRefreshStep>, input: Partial<TokenRefreshInput> = {}) {
     const calls: RefreshCall[] = [];
     const { worker, taskQueue } = await createTestWorker(env, 'token-refresh-wf', {

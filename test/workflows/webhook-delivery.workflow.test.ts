@@ -27,7 +27,10 @@ describe('webhookDeliveryWorkflow', () => {
     await env?.close();
   });
 
-  /** Runs one delivery with `answer` as each attempt's outcome (n counts the attempts made); returns its outcome, the attempts, the finishes and its id. */
+  /**
+   * Runs one delivery with `answer` as each attempt's outcome (n counts the attempts made); returns
+   * its outcome, the attempts, the finishes and its id.
+   */
   async function run(answer: (n: number) => DeliveryOutcome, retryScheduleMs: number[] = [200, 200]) {
     const attempts: Attempt[] = [];
     const finishes: { deliveryId: string; status?: string }[] = [];
