@@ -1,22 +1,18 @@
 /**
  * What a stored video is, beyond its container: duration, picture size and codecs, read from an
- * ISO base media file's movie header (MP4, MOV, 3GP) with GPAC's MP4Box parser. The file is read
- * from storage in chunks, and the media data box (mdat), which holds nearly all of the bytes, is
- * skipped by seeking, so a probe costs a few reads whatever the size. Other containers (WebM,
- * Matroska, …) are not probed: their records carry no probe, and the platform judges them.
+ * ISO base media file's movie header (MP4, MOV, 3GP) with GPAC's MP4Box parser, and from WebM and
+ * Matroska headers with Mediabunny (matroska-probe.ts). The file is read from storage in chunks, and
+ * the media data, which holds nearly all of the bytes, is skipped by seeking, so a probe costs a
+ * few reads whatever the size. Other containers (AVI, FLV, …) are not probed: their records carry
+ * no probe, and the platform judges them.
  */
 import type { Readable } from 'node:stream';
 import { createFile, Log, MP4BoxBuffer, type Movie } from 'mp4box';
+import { probeMatroskaFile } from './matroska-probe';
+import type { VideoProbe } from './video-probe';
 import type { MediaStore } from './storage';
 
-export interface VideoProbe {
-  durationSeconds: number | null;
-  width: number | null;
-  height: number | null;
-  videoCodec: string | null;
-  audioCodec: string | null;
-  fragmented: boolean;
-}
+export type { VideoProbe } from './video-probe';
 
 /**
  * Bytes handed to the parser at most. A movie header is a few hundred KB even for an hour of
@@ -24,8 +20,9 @@ export interface VideoProbe {
  */
 export const MAX_PROBE_BYTES = 16 * 1024 * 1024;
 
-/** The containers whose movie header MP4Box reads. */
+/** The containers whose movie header MP4Box reads, and those Mediabunny reads. */
 const ISO_CONTAINERS = new Set(['MP4', 'MOV', '3GP']);
+const MATROSKA_CONTAINERS = new Set(['WEBM', 'MKV']);
 
 // MP4Box writes its parse messages to the console, which would break our JSON logs, and has no
 // level that silences errors: a damaged file is reported by the probe's result instead.
@@ -33,7 +30,7 @@ Log.setLogLevel(Log.error);
 Object.assign(Log, { error: () => undefined });
 
 export function isProbeable(container: string): boolean {
-  return ISO_CONTAINERS.has(container);
+  return ISO_CONTAINERS.has(container) || MATROSKA_CONTAINERS.has(container);
 }
 
 /** A probe from a parsed movie; durations are in the movie's timescale. */
@@ -112,6 +109,9 @@ export async function probeStoredVideo(
 ): Promise<VideoProbe | undefined> {
   if (!isProbeable(container)) return undefined;
   try {
+    if (MATROSKA_CONTAINERS.has(container)) {
+      return await probeMatroskaFile((start, end) => media.open(key, { start, end }), sizeBytes, MAX_PROBE_BYTES);
+    }
     return await probeIsoFile((start) => media.open(key, { start, end: Math.max(start, sizeBytes - 1) }), sizeBytes);
   } catch (err) {
     // A file crafted to break the parser is an unreadable header like any other: no probe.

@@ -43,7 +43,9 @@ export const VideoJson = Type.Object({
       }),
       Type.Null(),
     ],
-    { description: 'What the movie header of an MP4, MOV or 3GP file says; null for other containers or an unreadable header' },
+    {
+      description: 'What the headers of an MP4, MOV, 3GP, WebM or Matroska file say; null for other containers or an unreadable header',
+    },
   ),
 });
 export type VideoJson = Static<typeof VideoJson>;

@@ -5,6 +5,7 @@
  */
 import { call } from '../helpers/http';
 import { mp4File } from '../helpers/mp4';
+import { matroskaFile } from '../helpers/webm';
 import { eventually } from '../helpers/receivers';
 import { createTenant, type Stack, type Tenant } from '../helpers/stack';
 import { bindSandboxSeat, startWorkingStack, type SandboxAccount, type WorkingStack } from '../helpers/working-stack';
@@ -37,10 +38,10 @@ describe('publishing from the video library', () => {
   }, 120_000);
   afterAll(() => env?.close());
 
-  const upload = async (bytes: Buffer, t: Tenant = tenant, target = account.openId) => {
+  const upload = async (bytes: Buffer, t: Tenant = tenant, target = account.openId, fileName = 'clip.mp4') => {
     const res = await uploadMultipart<VideoJson>(stack.baseUrl, t.apiKey, [
       { name: 'account', value: target },
-      { name: 'file', value: { fileName: 'clip.mp4', bytes } },
+      { name: 'file', value: { fileName, bytes } },
     ]);
     expect(res.body.code).toBe(0);
     return res.body.data;
@@ -77,6 +78,21 @@ describe('publishing from the video library', () => {
   it('refuses a video longer than the account may post, before sending it', async () => {
     const video = await upload(mp4File({ durationMs: 601_000 }));
     const res = await publish({ videoId: video.id });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 2001, message: expect.stringMatching(/^videoId: the video lasts 601 s; .* at most 600 s/) });
+  });
+
+  it('probes a WebM upload too, and refuses it when it is longer than the account may post', async () => {
+    const short = await upload(await matroskaFile({ durationMs: 4_000, width: 720, height: 1280 }), tenant, account.openId, 'clip.webm');
+    expect(short.probe).toEqual({
+      durationSeconds: 4,
+      width: 720,
+      height: 1280,
+      videoCodec: expect.stringMatching(/^vp09/),
+      audioCodec: null,
+    });
+    const long = await upload(await matroskaFile({ durationMs: 601_000, width: 720, height: 1280 }), tenant, account.openId, 'long.webm');
+    const res = await publish({ videoId: long.id });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 2001, message: expect.stringMatching(/^videoId: the video lasts 601 s; .* at most 600 s/) });
   });
