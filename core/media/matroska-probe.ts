@@ -1,8 +1,9 @@
 /**
  * The probe of a WebM or Matroska file, read with Mediabunny: duration, picture size and codecs
  * from the EBML headers, the way probe.ts reads ISO files with MP4Box. Mediabunny asks for byte
- * ranges, which come from the store; a file whose headers are not found within MAX_PROBE_BYTES
- * (a duration only a scan of every cluster could give, say) keeps what was read by then.
+ * ranges, which come from the store, within a budget of bytes: a file whose tracks are not found
+ * within it has no probe, and one whose duration only a scan of every cluster could give keeps its
+ * size and codecs without a duration.
  */
 import type { Readable } from 'node:stream';
 import { CustomSource, Input, MATROSKA, WEBM } from 'mediabunny';
