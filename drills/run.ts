@@ -223,21 +223,7 @@ function caughtUp(
 
 async function runDrill(t: Topology, drill: Drill, index: number): Promise<DrillResult> {
   const began = Date.now();
-  const result: DrillResult = {
-    name: drill.name,
-    publishes: 0,
-    accepted: 0,
-    refused: 0,
-    events: 0,
-    lost: 0,
-    late: 0,
-    duplicatedUpstream: 0,
-    recoveryMs: null,
-    firstOkMs: null,
-    faultMs: 0,
-    durationMs: 0,
-    details: [],
-  };
+  const result = emptyResult(drill.name);
   const gateways = t.urls.gateways;
   const tenant: TenantHandle = await t.createTenant({ name: `Drill ${drill.name}` });
   const seats: SeatHandle[] = [await t.bindVideoSeat(tenant), await t.bindVideoSeat(tenant)];

@@ -12,8 +12,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { prefixThenRest, skipFirst } from './resumed-stream';
+import { pipeResumed } from './resumed-stream';
 import type { ResumableWrite, ResumableWriteOptions, ResumePoint } from './resumable-write';
 import { meter, type StoredMedia } from './storage';
 
@@ -75,13 +74,7 @@ export async function beginFolderResumableWrite(
         const sink = new CheckpointedFileSink(file, from, settings.checkpointEveryMs, (durable) =>
           opts.onCheckpoint?.({ offset: durable }),
         );
-        await pipeline(
-          prefixThenRest(prefix, rest),
-          metered.stream,
-          skipFirst(from),
-          sink,
-          ...(opts.signal ? [{ signal: opts.signal }] : []),
-        );
+        await pipeResumed({ prefix, rest, from, metered: metered.stream, sink, ...(opts.signal ? { signal: opts.signal } : {}) });
       } finally {
         await file.close();
       }

@@ -4,7 +4,8 @@
  * the native 1.1 GB/s): the meter is fed the prefix the store already holds, read back from the
  * store, then the rest from the source, and only the rest passes on to the store.
  */
-import { Transform, type Readable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /** The stored prefix (opened when first needed), then the rest; the rest is destroyed however this ends. */
 export async function* prefixThenRest(
@@ -35,4 +36,25 @@ export function skipFirst(bytes: number): Transform {
       done(null, rest);
     },
   });
+}
+
+/**
+ * A resumed write, the same for every store: the stored prefix (when there is one) and then the
+ * rest flow through `metered`, and what follows the first `from` bytes goes on to `sink`.
+ */
+export function pipeResumed(parts: {
+  prefix: (() => Promise<Readable>) | undefined;
+  rest: Readable | AsyncIterable<Uint8Array>;
+  from: number;
+  metered: Transform;
+  sink: Writable;
+  signal?: AbortSignal;
+}): Promise<void> {
+  return pipeline(
+    prefixThenRest(parts.prefix, parts.rest),
+    parts.metered,
+    skipFirst(parts.from),
+    parts.sink,
+    ...(parts.signal ? [{ signal: parts.signal }] : []),
+  );
 }

@@ -21,8 +21,7 @@ import {
   ListPartsCommand,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { prefixThenRest, skipFirst } from './resumed-stream';
+import { pipeResumed } from './resumed-stream';
 import { isNotFound, unavailable } from './s3-errors';
 import { copySource, prefixKeyOf, S3PartWriter, type S3PartTarget } from './s3-part-writer';
 import type { ResumableWrite, ResumableWriteOptions, ResumePoint } from './resumable-write';
@@ -55,13 +54,7 @@ export async function beginS3ResumableWrite(target: S3PartTarget, resume: Resume
       const metered = meter(opts);
       const sink = new S3PartWriter(target, { prefixBytes: from, onCheckpoint: opts.onCheckpoint });
       const prefix = from > 0 ? () => openObject(target, prefixKeyOf(target.objectKey)) : undefined;
-      await pipeline(
-        prefixThenRest(prefix, rest),
-        metered.stream,
-        skipFirst(from),
-        sink,
-        ...(opts.signal ? [{ signal: opts.signal }] : []),
-      );
+      await pipeResumed({ prefix, rest, from, metered: metered.stream, sink, ...(opts.signal ? { signal: opts.signal } : {}) });
       try {
         await discardS3ResumableWrite(target);
       } catch (err) {

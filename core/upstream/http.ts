@@ -64,14 +64,7 @@ export class UpstreamHttp {
   async call<T>(req: OfficialRequest): Promise<T> {
     const url = new URL(req.url);
     for (const [key, value] of Object.entries(req.query ?? {})) url.searchParams.set(key, value);
-    const fail = (failureClass: FailureClass, extra: Partial<UpstreamError['failure']> = {}) =>
-      new UpstreamError({
-        platform: req.platform,
-        endpoint: req.endpoint,
-        failureClass,
-        retryable: isRetryableClass(failureClass),
-        ...extra,
-      });
+    const fail = failureOf(req);
 
     let response: Dispatcher.ResponseData;
     let text: string;
@@ -131,14 +124,7 @@ export class UpstreamHttp {
     maxBytes: number;
     totalMs: number;
   }): Promise<OfficialFile> {
-    const fail = (failureClass: FailureClass, extra: Partial<UpstreamError['failure']> = {}) =>
-      new UpstreamError({
-        platform: req.platform,
-        endpoint: req.endpoint,
-        failureClass,
-        retryable: isRetryableClass(failureClass),
-        ...extra,
-      });
+    const fail = failureOf(req);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(req.url, {
@@ -202,3 +188,15 @@ export class UpstreamHttp {
 }
 
 export { FormData };
+
+/** Makes the failures of one official call: its platform and endpoint, a class, and what else is known. */
+function failureOf(req: { platform: UpstreamError['failure']['platform']; endpoint: string }) {
+  return (failureClass: FailureClass, extra: Partial<UpstreamError['failure']> = {}) =>
+    new UpstreamError({
+      platform: req.platform,
+      endpoint: req.endpoint,
+      failureClass,
+      retryable: isRetryableClass(failureClass),
+      ...extra,
+    });
+}

@@ -80,6 +80,36 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
   };
 }
 
+/**
+ * The environment of a describe block's workflow tests: started before its tests and closed after
+ * them. What it returns reads the started environment, so tests use it as they would the real one.
+ */
+export function useWorkflowTestEnv(): WorkflowTestEnv {
+  let started: WorkflowTestEnv | undefined;
+  beforeAll(async () => {
+    started = await startWorkflowTestEnv();
+  }, 120_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  const current = (): WorkflowTestEnv => {
+    if (!started) throw new Error('the workflow test environment has not started');
+    return started;
+  };
+  return {
+    get bundle() {
+      return current().bundle;
+    },
+    get nativeConnection() {
+      return current().nativeConnection;
+    },
+    get client() {
+      return current().client;
+    },
+    close: () => current().close(),
+  };
+}
+
 /** A worker of the test's own, on a fresh task queue named after `prefix`, running `activities` (stubs). */
 export async function createTestWorker(
   env: WorkflowTestEnv,

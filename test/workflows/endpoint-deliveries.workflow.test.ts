@@ -5,7 +5,7 @@
  * history grows large. Real Temporal dev server, a worker per test; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import {
   ENDPOINT_DELIVERIES_QUERY,
   ENDPOINT_DELIVERIES_WAKE_SIGNAL,
@@ -26,13 +26,7 @@ const figures = (over: Partial<QueueFigures> = {}): QueueFigures => ({
 });
 
 describe('endpointDeliveriesWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs the workflow with `drain` as its activity until `during` and the workflow end, and replays

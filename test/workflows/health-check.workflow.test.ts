@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
 import { startHealthCheck } from '../../core/temporal/client';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import type { HealthCheckInput, HealthCheckResult } from '../../workflows/shared';
 
 /** How a run ended: its result, or the error its result() threw. */
@@ -18,13 +18,7 @@ interface Outcome {
 }
 
 describe('healthCheckWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   const healthy: HealthCheckResult = { workerIdentity: 'worker-1@test', databaseTime: '2030-01-02T03:04:05.000Z' };
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import type { PrecheckProgress } from '../../activities/precheck.activities';
 import type { PrecheckInput, WorkflowSignatures } from '../../workflows/shared';
 
@@ -17,13 +17,7 @@ interface Stubs {
 }
 
 describe('precheckWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs one pre-check workflow against the stubs and replays its history (saved as `saveAs` when

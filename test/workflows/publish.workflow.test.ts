@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { startPublish } from '../../core/temporal/client';
 import { workflowIds } from '../../workflows/workflow-ids';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import type { PublishEnd, PublishInput, PublishStatusValue, PublishStep, PublishTimings, SubmitResult } from '../../workflows/shared';
 
 interface Stubs {
@@ -42,13 +42,7 @@ const timings: PublishTimings = {
 const twoPauses: Partial<PublishTimings> = { slowPollScheduleMs: [10] };
 
 describe('publishWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs one publish against the stubs: n counts each stub's calls. endPublish answers as the

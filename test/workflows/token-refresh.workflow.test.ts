@@ -13,7 +13,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { startTokenRefresh } from '../../core/temporal/client';
 import { workflowIds } from '../../workflows/workflow-ids';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import type { TokenRefreshInput, TokenRefreshStep } from '../../workflows/shared';
 
 interface RefreshCall {
@@ -29,13 +29,7 @@ interface Outcome {
 }
 
 describe('tokenRefreshWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs one seat's refresh workflow with `refresh` as the activity (n counts its calls) until it

@@ -5,7 +5,7 @@
  * Temporal dev server, a worker per test, stub activities; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import {
   VIDEO_EXPIRY_REPAIR_SETTINGS_SIGNAL,
   type VideoExpiryRepairInput,
@@ -16,13 +16,7 @@ import {
 } from '../../workflows/shared';
 
 describe('videoExpiryRepairWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   it('runs a round every interval, and the next one at once while a round leaves more', async () => {
     const workflowId = `video-expiry-repair-test-${randomUUID()}`;
@@ -84,13 +78,7 @@ describe('videoExpiryRepairWorkflow', () => {
 });
 
 describe('videoUploadWorkflow meeting the expiry repair', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   it('ends available when the repair started the lifetime first, and one lifetime runs', async () => {
     const videoId = `vid_test_${randomUUID()}`;

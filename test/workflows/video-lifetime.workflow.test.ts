@@ -9,16 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { endVideoLifetime, startVideoLifetime } from '../../core/temporal/client';
 import { workflowIds } from '../../workflows/workflow-ids';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 
 describe('videoLifetimeWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs one record's lifetime to `expiresAtMs` with `expire` as the activity (n counts its calls),

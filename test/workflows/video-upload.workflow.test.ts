@@ -14,7 +14,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { startVideoUpload } from '../../core/temporal/client';
 import { CUSTOMER_ID, RECORD_ID, SEAT_ID } from '../../core/temporal/search-attributes';
 import { workflowIds } from '../../workflows/workflow-ids';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import type { VideoUploadInput, VideoUploadResult } from '../../workflows/shared';
 
 interface Plan {
@@ -35,13 +35,7 @@ interface Stubs {
 const remoteVideo: Plan = { track: 'video', needsFetch: true, active: true };
 
 describe('videoUploadWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs one upload against the stubs (a remote video track record that becomes available for a

@@ -8,7 +8,7 @@
  * per test; each history is replayed.
  */
 import { randomUUID } from 'node:crypto';
-import { checkHistory, createTestWorker, startWorkflowTestEnv, type WorkflowTestEnv } from '../helpers/workflow-env';
+import { checkHistory, createTestWorker, useWorkflowTestEnv } from '../helpers/workflow-env';
 import type { DeliveryOutcome, WebhookDeliveryInput, WorkflowSignatures } from '../../workflows/shared';
 
 interface Attempt {
@@ -19,13 +19,7 @@ interface Attempt {
 }
 
 describe('webhookDeliveryWorkflow', () => {
-  let env: WorkflowTestEnv;
-  beforeAll(async () => {
-    env = await startWorkflowTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useWorkflowTestEnv();
 
   /**
    * Runs one delivery with `answer` as each attempt's outcome (n counts the attempts made); returns
