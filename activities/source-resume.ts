@@ -33,12 +33,14 @@ export function resumeOf(details: unknown): FetchHeartbeat['resume'] {
   if (!point || !Number.isSafeInteger(point.offset) || point.offset <= 0) return undefined;
   if (point.uploadId !== undefined && typeof point.uploadId !== 'string') return undefined;
   if (point.parts !== undefined && !Number.isSafeInteger(point.parts)) return undefined;
+  if (point.bootId !== undefined && typeof point.bootId !== 'string') return undefined;
   const source = resume.source ?? {};
   return {
     point: {
       offset: point.offset,
       ...(point.uploadId ? { uploadId: point.uploadId } : {}),
       ...(point.parts ? { parts: point.parts } : {}),
+      ...(point.bootId ? { bootId: point.bootId } : {}),
     },
     source: {
       ...(typeof source.etag === 'string' ? { etag: source.etag } : {}),

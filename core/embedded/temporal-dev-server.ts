@@ -55,6 +55,11 @@ export async function startTemporalDevServer(opts: {
     '--log-level',
     'error',
     ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
+    // An activity a workflow task schedules goes back to that worker in the task's answer instead
+    // of through the task queue. Through the queue, once a few workflows had run, every dispatch
+    // waited 30 to 40 ms here: a remote upload's five steps took 350 ms against 150 with this.
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     ...SEARCH_ATTRIBUTE_KEYS.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
   ];
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });

@@ -11,15 +11,20 @@ import type { StoredMedia, WriteOptions } from './written';
  * heartbeat to the next attempt, in whatever process that runs.
  */
 export interface ResumePoint {
-  /** Bytes of the file durably stored, from its first byte: the source goes on from here. */
+  /** Bytes of the file stored, from its first byte: the source goes on from here. */
   offset: number;
+  /**
+   * The folder store's: the machine boot in which the bytes were written, which is as long as
+   * bytes not yet flushed are sure to be there. Absent, they were flushed to the disk.
+   */
+  bootId?: string;
   /** The S3 store's multipart upload that holds them, as its first `parts` parts. */
   uploadId?: string;
   parts?: number;
 }
 
 export interface ResumableWriteOptions extends WriteOptions {
-  /** A longer prefix of the file is durably stored: a later attempt can go on from `point`. */
+  /** A longer prefix of the file is stored: a later attempt can go on from `point`. */
   onCheckpoint?: (point: ResumePoint) => void;
 }
 

@@ -50,11 +50,8 @@ export function pipeResumed(parts: {
   sink: Writable;
   signal?: AbortSignal;
 }): Promise<void> {
-  return pipeline(
-    prefixThenRest(parts.prefix, parts.rest),
-    parts.metered,
-    skipFirst(parts.from),
-    parts.sink,
-    ...(parts.signal ? [{ signal: parts.signal }] : []),
-  );
+  const options = parts.signal ? { signal: parts.signal } : {};
+  // A fresh write: the source flows straight through, without a generator's promise per chunk.
+  if (!parts.prefix && parts.from === 0) return pipeline(parts.rest, parts.metered, parts.sink, options);
+  return pipeline(prefixThenRest(parts.prefix, parts.rest), parts.metered, skipFirst(parts.from), parts.sink, options);
 }

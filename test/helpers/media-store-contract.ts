@@ -157,7 +157,7 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
         return { last: points.at(-1)!, points };
       }
 
-      it('stores the whole file with checkpoints of what is durably stored', async () => {
+      it('stores the whole file with checkpoints of what is stored', async () => {
         const bytes = randomBytes(opts.largeBytes);
         const points: ResumePoint[] = [];
         const writing = await t.store.resumableWrite('videos/vid_r1');

@@ -4,6 +4,7 @@
  * services is compared with the variables the code reads (config/config.ts) and its roles need.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { VARIABLES, type Role } from '../../config/config';
@@ -144,6 +145,19 @@ describe('docker-compose.yml', () => {
       MEDIA_S3_SECRET_ACCESS_KEY: minioEnv.MINIO_ROOT_PASSWORD,
     });
     expect(script).toMatch(/--ignore-existing "\w+\/\$\$?MEDIA_S3_BUCKET"/);
+  });
+
+  it("gives Temporal the repo's dynamic configuration, which runs activities eagerly as the embedded server does", () => {
+    const temporal = services.temporal!;
+    // Compose prints a bind mount as `source:target[:mode]` or as an object, by its version.
+    const mounted = (temporal.volumes ?? [])
+      .map((v) => (typeof v === 'string' ? { source: v.split(':')[0]!, target: v.split(':')[1]! } : { source: v.source, target: v.target }))
+      .find((v) => v.target.startsWith('/etc/temporal/'));
+    expect(mounted?.source).toBe(path.join(REPO, 'deploy', 'temporal', 'dynamicconfig.yaml'));
+    // The image resolves the path against /etc/temporal.
+    expect(path.join('/etc/temporal', temporal.environment!.DYNAMIC_CONFIG_FILE_PATH!)).toBe(mounted!.target);
+    const values = parse(readFileSync(mounted!.source!, 'utf8')) as Record<string, Array<{ value: unknown }>>;
+    expect(values['system.enableActivityEagerExecution']).toEqual([{ value: true }]);
   });
 
   it('lets no two services share a volume: media live in the bucket, not in a shared folder', () => {

@@ -79,6 +79,9 @@ describe('the source of a resumed fetch', () => {
       point,
       source: { etag: ETAG, length: 9 },
     });
+    // The folder store's point names the boot its bytes were written in.
+    const folderPoint = { offset: 1_048_576, bootId: '5f1e3c2a-0b7d-4e58-9a61-2c4d8e0f7b13' };
+    expect(resumeOf({ bytes: 1_048_576, resume: { point: folderPoint, source: {} } })).toEqual({ point: folderPoint, source: {} });
     // Heartbeats of workers before resumable fetches, none, and anything malformed.
     for (const details of [
       { bytes: 100 },
@@ -87,6 +90,7 @@ describe('the source of a resumed fetch', () => {
       'x',
       { resume: { point: { offset: -1 } } },
       { resume: { point: { offset: 10, uploadId: 7 } } },
+      { resume: { point: { offset: 10, bootId: 7 } } },
     ]) {
       expect(resumeOf(details)).toBeUndefined();
     }
