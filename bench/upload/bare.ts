@@ -23,7 +23,7 @@ import { pipeline } from 'node:stream/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { request } from 'undici';
-import { WRITE_BUFFER_BYTES } from '../../core/media/folder-store';
+import { WRITE_BUFFER_BYTES } from '../../core/media/folder-sink';
 
 function required(name: string): string {
   const value = process.env[name];

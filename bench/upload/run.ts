@@ -48,7 +48,7 @@ import readline from 'node:readline';
 import { DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { request } from 'undici';
 import { loadConfig, VARIABLES } from '../../config/config';
-import { WRITE_BUFFER_BYTES } from '../../core/media/folder-store';
+import { WRITE_BUFFER_BYTES } from '../../core/media/folder-sink';
 import { startMinio, s3Env, type S3Server } from '../../test/helpers/minio-server';
 import { readProfile, summarizeProfile, windowTicks } from '../events-embedded/profile';
 import { machineJiffies } from '../events-embedded/service';

@@ -15,13 +15,14 @@
  * fetch 2.2 s against 1.8 s, as each flush forced to the disk what the page cache would have
  * absorbed. Where there is no boot id (not Linux), a checkpoint is given only for bytes flushed.
  */
-import { createReadStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable, type Readable } from 'node:stream';
-import { pipeResumed } from './resumed-stream';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { MeteredFileSink } from './folder-sink';
 import type { ResumableWrite, ResumableWriteOptions, ResumePoint } from './resumable-write';
-import { meter, type StoredMedia } from './storage';
+import { HEAD_BYTES, type StoredMedia } from './storage';
 
 export interface FolderResumableSettings {
   /** Least time between two checkpoints. */
@@ -50,9 +51,6 @@ export function currentBootId(): string | undefined {
   return machineBootId ?? undefined;
 }
 
-/** What a write may buffer ahead of the disk, so waiting chunks go out in one writev. */
-const WRITE_BUFFER_BYTES = 1024 * 1024;
-
 export const partialFileOf = (target: string) => `${target}.fetch-partial`;
 
 export async function beginFolderResumableWrite(
@@ -80,17 +78,24 @@ export async function beginFolderResumableWrite(
     async complete(rest: Readable | AsyncIterable<Uint8Array>, opts: ResumableWriteOptions): Promise<StoredMedia> {
       const from = offset;
       const file = await open(partial, from > 0 ? 'r+' : 'w');
-      const metered = meter(opts);
+      let sink: MeteredFileSink;
       try {
         if (from > 0) await file.truncate(from);
-        const prefix = from > 0 ? async () => createReadStream(partial, { start: 0, end: from - 1 }) : undefined;
-        const sink = new CheckpointedFileSink(file, from, settings.checkpointEveryMs, bootId, (point) => opts.onCheckpoint?.(point));
-        await pipeResumed({ prefix, rest, from, metered: metered.stream, sink, ...(opts.signal ? { signal: opts.signal } : {}) });
+        // What the file holds already is its head, and part of its size and hash; the rest follows it.
+        const storedHead = Buffer.alloc(Math.min(HEAD_BYTES, from));
+        if (storedHead.length > 0) await file.read(storedHead, 0, storedHead.length, 0);
+        sink = new MeteredFileSink(file, partial, from, storedHead, {
+          maxBytes: opts.maxBytes,
+          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+          checkpoints: { everyMs: settings.checkpointEveryMs, bootId, onCheckpoint: (point) => opts.onCheckpoint?.(point) },
+        });
+        await pipeline(rest, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
       } finally {
         await file.close();
       }
+      const stored = await sink.stored();
       await rename(partial, target);
-      return metered.result();
+      return stored;
     },
   };
 }
@@ -125,80 +130,4 @@ async function unusablePartial(partial: string, resume: ResumePoint, bootId: str
 
 export async function discardFolderResumableWrite(target: string): Promise<void> {
   await rm(partialFileOf(target), { force: true });
-}
-
-/**
- * Writes at explicit positions from `position` on and reports checkpoints now and then: of what is
- * written, scoped to `bootId`, or without one, of what a flush made durable.
- */
-class CheckpointedFileSink extends Writable {
-  private flushing: Promise<void> | undefined;
-  private flushFailure: Error | undefined;
-  private lastCheckpointAt = Date.now();
-
-  constructor(
-    private readonly file: FileHandle,
-    private position: number,
-    private readonly everyMs: number,
-    private readonly bootId: string | undefined,
-    private readonly onCheckpoint: (point: ResumePoint) => void,
-  ) {
-    super({ highWaterMark: WRITE_BUFFER_BYTES });
-  }
-
-  override _writev(chunks: Array<{ chunk: Buffer }>, done: (err?: Error | null) => void): void {
-    this.put(chunks.map((c) => c.chunk)).then(() => done(), done);
-  }
-
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
-    this.put([chunk]).then(() => done(), done);
-  }
-
-  override _final(done: (err?: Error | null) => void): void {
-    // The rename that follows needs no flush of its own (a plain write has none either); a flush
-    // still running must end first, so the file is not closed under it.
-    Promise.resolve(this.flushing).then(() => done(this.flushFailure), done);
-  }
-
-  private async put(buffers: Buffer[]): Promise<void> {
-    if (this.flushFailure) throw this.flushFailure;
-    let at = this.position;
-    while (buffers.length > 0) {
-      const { bytesWritten } = await this.file.writev(buffers, at);
-      at += bytesWritten;
-      buffers = dropWritten(buffers, bytesWritten);
-    }
-    this.position = at;
-    if (this.flushing || Date.now() - this.lastCheckpointAt < this.everyMs) return;
-    this.lastCheckpointAt = Date.now();
-    if (this.bootId !== undefined) this.onCheckpoint({ offset: at, bootId: this.bootId });
-    else this.flush();
-  }
-
-  private flush(): void {
-    const durable = this.position;
-    this.flushing = this.file
-      .datasync()
-      .then(() => this.onCheckpoint({ offset: durable }))
-      .catch((err: Error) => {
-        // Reported by the next write, or at the end: the stream fails with it.
-        this.flushFailure = err;
-      })
-      .finally(() => {
-        this.flushing = undefined;
-      });
-  }
-}
-
-/** What a partial writev left to write. */
-function dropWritten(buffers: Buffer[], written: number): Buffer[] {
-  const left: Buffer[] = [];
-  for (const b of buffers) {
-    if (written >= b.length) written -= b.length;
-    else {
-      left.push(written > 0 ? b.subarray(written) : b);
-      written = 0;
-    }
-  }
-  return left;
 }

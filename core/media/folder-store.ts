@@ -4,8 +4,8 @@
  * it, which is why every multi-process deployment uses the S3 store instead.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access, constants, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -16,17 +16,9 @@ import {
   FOLDER_CHECKPOINT_EVERY_MS,
   type FolderResumableSettings,
 } from './folder-resumable-write';
+import { MeteredFileSink } from './folder-sink';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
-import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
-
-/**
- * What a write may buffer ahead of the disk. Node's default (16 KiB) let one socket chunk through
- * at a time, so the disk write and the next chunk's parsing and hashing took turns: the main thread
- * sat idle for 40% of a 1 GiB upload. With room for a few chunks they overlap, and waiting chunks
- * go to the disk in one writev (a bare receiver of 1 GiB: 2.5 s with the default, 1.4 s with this;
- * bench/upload).
- */
-export const WRITE_BUFFER_BYTES = 1024 * 1024;
+import { checkedKey, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
 export class FolderMediaStore implements MediaStore {
   constructor(
@@ -55,20 +47,21 @@ export class FolderMediaStore implements MediaStore {
     const target = this.file(key);
     await mkdir(path.dirname(target), { recursive: true });
     const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
-    const metered = meter(opts);
+    const file = await open(partial, 'wx');
     try {
-      await pipeline(
-        source,
-        metered.stream,
-        createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES }),
-        ...(opts.signal ? [{ signal: opts.signal }] : []),
-      );
+      const sink = new MeteredFileSink(file, partial, 0, Buffer.alloc(0), opts);
+      try {
+        await pipeline(source, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
+      } finally {
+        await file.close();
+      }
+      const stored = await sink.stored();
       await rename(partial, target);
+      return stored;
     } catch (err) {
       await rm(partial, { force: true });
       throw err;
     }
-    return metered.result();
   }
 
   async open(key: string, range?: { start: number; end: number }): Promise<Readable> {
