@@ -23,12 +23,12 @@ function folderStore(settings: FolderResumableSettings) {
   };
 }
 
-// A checkpoint whenever a batch (1 MiB) is written: files of 3 MiB get a few.
-describeMediaStoreContract('folder store', async () => folderStore({ checkpointEveryMs: 0 }), { largeBytes: 3 * 1024 * 1024 });
+// A checkpoint whenever a batch (4 MiB) is written: files of 12 MiB get a few.
+describeMediaStoreContract('folder store', async () => folderStore({ checkpointEveryMs: 0 }), { largeBytes: 12 * 1024 * 1024 });
 
 // Where the system has no boot id, each checkpoint waits for a flush instead.
 describeMediaStoreContract('folder store without a boot id', async () => folderStore({ checkpointEveryMs: 0, bootId: undefined }), {
-  largeBytes: 3 * 1024 * 1024,
+  largeBytes: 12 * 1024 * 1024,
 });
 
 describe('folder store checkpoints across a restart of the machine', () => {
@@ -56,7 +56,7 @@ describe('folder store checkpoints across a restart of the machine', () => {
   it('names the boot of each checkpoint, and resumes from it in the same boot', async () => {
     const t = folderStore({ checkpointEveryMs: 0, bootId: 'boot-a' });
     try {
-      const bytes = randomBytes(3 * 1024 * 1024);
+      const bytes = randomBytes(12 * 1024 * 1024);
       const points = await cutShort(t.store, 'videos/vid_b1', bytes);
       expect(points.length).toBeGreaterThan(0);
       expect(points.every((p) => p.bootId === 'boot-a')).toBe(true);
@@ -72,7 +72,7 @@ describe('folder store checkpoints across a restart of the machine', () => {
   it('starts over from a checkpoint of another boot, saying why, and stores the whole file again', async () => {
     const before = folderStore({ checkpointEveryMs: 0, bootId: 'boot-a' });
     try {
-      const bytes = randomBytes(3 * 1024 * 1024);
+      const bytes = randomBytes(12 * 1024 * 1024);
       const points = await cutShort(before.store, 'videos/vid_b2', bytes);
       const after = new FolderMediaStore(before.root, { checkpointEveryMs: 0, bootId: 'boot-b' });
       const writing = await after.resumableWrite('videos/vid_b2', points.at(-1));
@@ -89,7 +89,7 @@ describe('folder store checkpoints across a restart of the machine', () => {
   it("trusts a checkpoint without a boot, which was flushed, whatever the machine's boot", async () => {
     const t = folderStore({ checkpointEveryMs: 0, bootId: undefined });
     try {
-      const bytes = randomBytes(3 * 1024 * 1024);
+      const bytes = randomBytes(12 * 1024 * 1024);
       const points = await cutShort(t.store, 'videos/vid_b3', bytes);
       expect(points.every((p) => p.bootId === undefined)).toBe(true);
       const later = new FolderMediaStore(t.root, { checkpointEveryMs: 0, bootId: 'boot-b' });
