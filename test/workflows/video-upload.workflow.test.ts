@@ -106,7 +106,11 @@ describe('videoUploadWorkflow', () => {
     // Still running once the upload ended, under the upload's customer, seat and record.
     expect(lifetime).toEqual({ status: 'RUNNING', attributes: ['cus_test', 'seat_test', videoId], parent: workflowId });
     expect((await lifetimeOf(videoId).describe()).closeTime!.getTime()).toBeGreaterThanOrEqual(expiresAtMs - 50);
-    await checkHistory(env, workflowId, { saveAs: 'video-upload-fetched-available' });
+    // The database steps ran within workflow tasks, as local activities: only the fetch went through the task queue.
+    const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events!;
+    expect(events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])).toEqual(['fetchVideoSource']);
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
+    await checkHistory(env, workflowId, { saveAs: 'video-upload-local-steps-fetched-available' });
     await checkHistory(env, workflowIds.videoLifetime(videoId));
   });
 
@@ -118,7 +122,7 @@ describe('videoUploadWorkflow', () => {
     expect(names(calls)).toEqual(['prepareVideoUpload', 'fetchVideoSource', 'handOffToShop']);
     expect(calls[2]).toEqual(['handOffToShop', { videoId }]);
     await expect(lifetimeOf(videoId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-    await checkHistory(env, workflowId, { saveAs: 'video-upload-shop-handoff' });
+    await checkHistory(env, workflowId, { saveAs: 'video-upload-local-steps-shop-handoff' });
   });
 
   it('ends expired when the shop hand-off finds the record gone (no file id)', async () => {
@@ -161,7 +165,7 @@ describe('videoUploadWorkflow', () => {
       ['fetchVideoSource', { videoId, maxBytes: 1_000_000, timeoutMs: 30_000 }],
       ['failVideoUpload', { videoId, reason: 'sourceUrl answered 404' }],
     ]);
-    await checkHistory(env, workflowId, { saveAs: 'video-upload-source-rejected' });
+    await checkHistory(env, workflowId, { saveAs: 'video-upload-local-steps-source-rejected' });
   });
 
   it('tries a source in trouble three times, then fails the record with the last reason and its code', async () => {
