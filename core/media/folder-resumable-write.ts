@@ -78,24 +78,30 @@ export async function beginFolderResumableWrite(
     async complete(rest: Readable | AsyncIterable<Uint8Array>, opts: ResumableWriteOptions): Promise<StoredMedia> {
       const from = offset;
       const file = await open(partial, from > 0 ? 'r+' : 'w');
-      let sink: MeteredFileSink;
+      let sink: MeteredFileSink | undefined;
       try {
-        if (from > 0) await file.truncate(from);
-        // What the file holds already is its head, and part of its size and hash; the rest follows it.
-        const storedHead = Buffer.alloc(Math.min(HEAD_BYTES, from));
-        if (storedHead.length > 0) await file.read(storedHead, 0, storedHead.length, 0);
-        sink = new MeteredFileSink(file, partial, from, storedHead, {
-          maxBytes: opts.maxBytes,
-          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-          checkpoints: { everyMs: settings.checkpointEveryMs, bootId, onCheckpoint: (point) => opts.onCheckpoint?.(point) },
-        });
-        await pipeline(rest, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
-      } finally {
-        await file.close();
+        try {
+          if (from > 0) await file.truncate(from);
+          // What the file holds already is its head, and part of its size and hash; the rest follows it.
+          const storedHead = Buffer.alloc(Math.min(HEAD_BYTES, from));
+          if (storedHead.length > 0) await file.read(storedHead, 0, storedHead.length, 0);
+          sink = new MeteredFileSink(file, partial, from, storedHead, {
+            maxBytes: opts.maxBytes,
+            ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+            checkpoints: { everyMs: settings.checkpointEveryMs, bootId, onCheckpoint: (point) => opts.onCheckpoint?.(point) },
+          });
+          await pipeline(rest, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
+        } finally {
+          await file.close();
+        }
+        const stored = await sink.stored();
+        await rename(partial, target);
+        return stored;
+      } catch (err) {
+        // The partial file stays for the next attempt; only the hash goes.
+        sink?.abandon();
+        throw err;
       }
-      const stored = await sink.stored();
-      await rename(partial, target);
-      return stored;
     },
   };
 }

@@ -72,6 +72,11 @@ export class MeteredFileSink extends Writable {
     return { sizeBytes: this.size, sha256: await this.hash.digest(this.size), head: Buffer.concat(this.head) };
   }
 
+  /** Drops the hash of a write that is not to be stored after all (its file failed to close, say); none once asked for. */
+  abandon(): void {
+    this.hash.abandon();
+  }
+
   override _writev(chunks: Array<{ chunk: Buffer }>, done: (err?: Error | null) => void): void {
     this.take(chunks.map((c) => c.chunk)).then(() => done(), done);
   }

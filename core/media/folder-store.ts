@@ -48,8 +48,9 @@ export class FolderMediaStore implements MediaStore {
     await mkdir(path.dirname(target), { recursive: true });
     const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
     const file = await open(partial, 'wx');
+    let sink: MeteredFileSink | undefined;
     try {
-      const sink = new MeteredFileSink(file, partial, 0, Buffer.alloc(0), opts);
+      sink = new MeteredFileSink(file, partial, 0, Buffer.alloc(0), opts);
       try {
         await pipeline(source, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
       } finally {
@@ -59,6 +60,7 @@ export class FolderMediaStore implements MediaStore {
       await rename(partial, target);
       return stored;
     } catch (err) {
+      sink?.abandon();
       await rm(partial, { force: true });
       throw err;
     }

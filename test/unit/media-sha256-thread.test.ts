@@ -1,12 +1,17 @@
 /**
  * The SHA-256 of media writes, computed on a thread of its own: the same digest as a hash on the
  * main thread whatever the chunking, several writes at once, and a write that stops midway (over
- * its cap) leaves the thread serving the next.
+ * its cap) leaves the thread serving the next. A followed file is read back by the thread as it
+ * grows: the digest of the whole file, a file shorter than it was said to be is an error, and one
+ * abandoned midway leaves the thread serving the next.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ThreadedSha256 } from '../../core/media/sha256-thread';
+import { FollowedFileSha256, ThreadedSha256 } from '../../core/media/sha256-thread';
 import { meter, MediaTooLargeError } from '../../core/media/storage';
 import { chunked } from '../helpers/media-store-contract';
 
@@ -55,5 +60,50 @@ describe('SHA-256 on the hashing thread', () => {
     const next = meter({ maxBytes: 10 * MiB });
     await pipeline(chunked(bytes, 64 * 1024), next.stream, sink());
     expect(next.result()).toMatchObject({ sizeBytes: bytes.length, sha256: sha256(bytes) });
+  });
+
+  describe('a followed file', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'vps-sha-follow-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('gives the digest of the whole file, told of its growth in steps or not at all', async () => {
+      const bytes = randomBytes(21 * MiB + 333);
+      for (const step of [3 * MiB + 1, 64 * 1024, bytes.length]) {
+        const file = path.join(dir, `grown-${step}`);
+        writeFileSync(file, '');
+        const hash = new FollowedFileSha256(file);
+        for (let at = 0; at < bytes.length; at += step) {
+          appendFileSync(file, bytes.subarray(at, at + step));
+          hash.written(Math.min(at + step, bytes.length));
+        }
+        expect(await hash.digest(bytes.length)).toBe(sha256(bytes));
+      }
+      // A prefix already in the file counts, as on a resumed write; and an empty file.
+      const resumed = path.join(dir, 'resumed');
+      writeFileSync(resumed, bytes.subarray(0, 5 * MiB));
+      const hash = new FollowedFileSha256(resumed);
+      hash.written(5 * MiB);
+      appendFileSync(resumed, bytes.subarray(5 * MiB));
+      expect(await hash.digest(bytes.length)).toBe(sha256(bytes));
+      writeFileSync(path.join(dir, 'empty'), '');
+      expect(await new FollowedFileSha256(path.join(dir, 'empty')).digest(0)).toBe(sha256(Buffer.alloc(0)));
+    });
+
+    it('fails the digest of a file shorter than it was said to be, or gone, and then serves the next', async () => {
+      const short = path.join(dir, 'short');
+      writeFileSync(short, randomBytes(MiB));
+      await expect(new FollowedFileSha256(short).digest(2 * MiB)).rejects.toThrow(/ends at 1048576 bytes, short of the 2097152 written/);
+      await expect(new FollowedFileSha256(path.join(dir, 'no-such-file')).digest(10)).rejects.toThrow(/ENOENT/);
+      const abandoned = new FollowedFileSha256(short);
+      abandoned.written(MiB);
+      abandoned.abandon();
+      const bytes = randomBytes(3 * MiB);
+      const next = path.join(dir, 'next');
+      writeFileSync(next, bytes);
+      expect(await new FollowedFileSha256(next).digest(bytes.length)).toBe(sha256(bytes));
+    });
   });
 });
