@@ -14,7 +14,7 @@
  *   the start would add a request every 50 ms to the load measured); baseline, a bare undici GET
  *   of the same URL piped into the same store the same way.
  *
- * For the folder, the bare receiver writes through the same 1 MiB write buffer as the service's
+ * For the folder, the bare receiver writes through a write buffer as large as the service's
  * folder store (WRITE_BUFFER_BYTES); the same receiver with Node's default 16 KiB buffer, the
  * plain `pipeline(req, createWriteStream(file))` of the issue's first measurement, is run as a
  * reference beside it.
