@@ -35,12 +35,14 @@ const RECORD_STEP_OPTIONS = {
 const records = proxyActivities<Activities>(RECORD_STEP_OPTIONS);
 
 /**
- * The same steps run by the worker within the workflow task that asks for them: no trip through
- * the task queue and no workflow task of their own to take up the result, which made a remote
- * upload's answer about 70 ms later (bench/README.md). Runs started before this change recorded
- * them as activities and replay so (the patch below).
+ * The quick database steps run by the worker within the workflow task that asks for them: no trip
+ * through the task queue and no workflow task of their own to take up the result, which made a
+ * remote upload's answer about 70 ms later (bench/README.md). Runs started before this change
+ * recorded them as activities and replay so (the patch below). A retry due more than 10 s later
+ * waits on a timer, so a database that stays away does not hold the workflow task (nor a worker's
+ * shutdown). failVideoUpload stays an activity: it waits for the media store to come back.
  */
-const localRecords = proxyLocalActivities<Activities>(RECORD_STEP_OPTIONS);
+const localRecords = proxyLocalActivities<Activities>({ ...RECORD_STEP_OPTIONS, localRetryThreshold: '10 seconds' });
 
 /** The patch that moved the database steps into local activities. */
 const LOCAL_RECORD_STEPS = 'video-upload-local-record-steps';
@@ -112,7 +114,7 @@ export async function videoUploadWorkflow(input: VideoUploadInput): Promise<Vide
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     const failureReason = reasonOf(err);
-    await steps.failVideoUpload({ videoId, reason: failureReason });
+    await records.failVideoUpload({ videoId, reason: failureReason });
     const failureCode = codeOf(err);
     return { status: 'failed', failureReason, ...(failureCode === undefined ? {} : { failureCode }) };
   }

@@ -411,7 +411,11 @@ describe('shop catalog with core over Connect HTTP', () => {
   let account: SandboxAccount;
 
   beforeAll(async () => {
-    env = await startWorkingStack('shop-catalog-http', { stack: { transport: 'http' } });
+    // The same 10 MB photo as above, so the same upstream time: it timed out at 2 s in a busy CI run.
+    env = await startWorkingStack('shop-catalog-http', {
+      stack: { transport: 'http' },
+      upstreamTimeouts: { connectMs: 1_000, totalMs: 20_000 },
+    });
     tenant = await createTenant(env.stack);
     ({ account } = await bindSandboxSeat(env, tenant, 'shop'));
   }, 120_000);
