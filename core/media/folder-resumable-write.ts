@@ -19,10 +19,9 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { MeteredFileSink } from './folder-sink';
+import { writeAfter } from './folder-sink';
 import type { ResumableWrite, ResumableWriteOptions, ResumePoint } from './resumable-write';
-import { HEAD_BYTES, type StoredMedia } from './storage';
+import type { StoredMedia } from './storage';
 
 export interface FolderResumableSettings {
   /** Least time between two checkpoints. */
@@ -76,32 +75,14 @@ export async function beginFolderResumableWrite(
       offset = 0;
     },
     async complete(rest: Readable | AsyncIterable<Uint8Array>, opts: ResumableWriteOptions): Promise<StoredMedia> {
-      const from = offset;
-      const file = await open(partial, from > 0 ? 'r+' : 'w');
-      let sink: MeteredFileSink | undefined;
-      try {
-        try {
-          if (from > 0) await file.truncate(from);
-          // What the file holds already is its head, and part of its size and hash; the rest follows it.
-          const storedHead = Buffer.alloc(Math.min(HEAD_BYTES, from));
-          if (storedHead.length > 0) await file.read(storedHead, 0, storedHead.length, 0);
-          sink = new MeteredFileSink(file, partial, from, storedHead, {
-            maxBytes: opts.maxBytes,
-            ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-            checkpoints: { everyMs: settings.checkpointEveryMs, bootId, onCheckpoint: (point) => opts.onCheckpoint?.(point) },
-          });
-          await pipeline(rest, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
-        } finally {
-          await file.close();
-        }
-        const stored = await sink.stored();
-        await rename(partial, target);
-        return stored;
-      } catch (err) {
-        // The partial file stays for the next attempt; only the hash goes.
-        sink?.abandon();
-        throw err;
-      }
+      // On failure the partial file stays for the next attempt.
+      const file = await open(partial, offset > 0 ? 'r+' : 'w');
+      const stored = await writeAfter(file, partial, offset, rest, {
+        ...opts,
+        checkpoints: { everyMs: settings.checkpointEveryMs, bootId, onCheckpoint: (point) => opts.onCheckpoint?.(point) },
+      });
+      await rename(partial, target);
+      return stored;
     },
   };
 }

@@ -9,8 +9,9 @@
  * this (bench/README.md). Writes go out in batches of at least WRITE_BUFFER_BYTES, so a 1 GiB file
  * takes about a thousand writes rather than one per chunk.
  */
-import { Writable } from 'node:stream';
 import type { FileHandle } from 'node:fs/promises';
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ResumePoint } from './resumable-write';
 import { FollowedFileSha256 } from './sha256-thread';
 import { HEAD_BYTES, MediaTooLargeError } from './storage';
@@ -145,6 +146,39 @@ export class MeteredFileSink extends Writable {
       .finally(() => {
         this.flushing = undefined;
       });
+  }
+}
+
+/**
+ * Writes `source` into `file` (open for writing at `path`) after its first `from` bytes, cutting
+ * anything beyond them off first, and closes the file: its size, SHA-256 and head. However it
+ * ends, the file is closed and its hash given up unless asked for; the file itself is the caller's.
+ */
+export async function writeAfter(
+  file: FileHandle,
+  path: string,
+  from: number,
+  source: Readable | AsyncIterable<Uint8Array>,
+  opts: WriteOptions & { checkpoints?: FileCheckpoints },
+): Promise<StoredMedia> {
+  let sink: MeteredFileSink | undefined;
+  try {
+    try {
+      // What the file holds already is its head, and part of its size and hash; the rest follows it.
+      const storedHead = Buffer.alloc(Math.min(HEAD_BYTES, from));
+      if (from > 0) {
+        await file.truncate(from);
+        await file.read(storedHead, 0, storedHead.length, 0);
+      }
+      sink = new MeteredFileSink(file, path, from, storedHead, opts);
+      await pipeline(source, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
+    } finally {
+      await file.close();
+    }
+    return await sink.stored();
+  } catch (err) {
+    sink?.abandon();
+    throw err;
   }
 }
 

@@ -9,14 +9,13 @@ import { access, constants, mkdir, open, rename, rm, stat } from 'node:fs/promis
 import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   beginFolderResumableWrite,
   discardFolderResumableWrite,
   FOLDER_CHECKPOINT_EVERY_MS,
   type FolderResumableSettings,
 } from './folder-resumable-write';
-import { MeteredFileSink } from './folder-sink';
+import { writeAfter } from './folder-sink';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
@@ -48,19 +47,11 @@ export class FolderMediaStore implements MediaStore {
     await mkdir(path.dirname(target), { recursive: true });
     const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
     const file = await open(partial, 'wx');
-    let sink: MeteredFileSink | undefined;
     try {
-      sink = new MeteredFileSink(file, partial, 0, Buffer.alloc(0), opts);
-      try {
-        await pipeline(source, sink, ...(opts.signal ? [{ signal: opts.signal }] : []));
-      } finally {
-        await file.close();
-      }
-      const stored = await sink.stored();
+      const stored = await writeAfter(file, partial, 0, source, opts);
       await rename(partial, target);
       return stored;
     } catch (err) {
-      sink?.abandon();
       await rm(partial, { force: true });
       throw err;
     }
