@@ -9,7 +9,9 @@
  *
  * Each answers 200 once the object is complete (the file closed, the multipart upload finished).
  * The store is BARE_STORE=folder (BARE_DIR, a plain write stream buffering as much as the service's
- * folder store does, or with `?buffer=node` Node's default 16 KiB) or BARE_STORE=s3 (an
+ * folder store does; with `?buffer=node` Node's default 16 KiB; with `?buffer=store` the service's
+ * own folder store, which also sizes the file, keeps its head and hashes it on its thread, with
+ * nothing else of the service around it) or BARE_STORE=s3 (an
  * `@aws-sdk/lib-storage` Upload with the part size and parts in flight given, through a client set
  * up as the service's: no per-part checksums). It prints `listening <port>` once it listens.
  */
@@ -24,6 +26,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { request } from 'undici';
 import { WRITE_BUFFER_BYTES } from '../../core/media/folder-sink';
+import { FolderMediaStore } from '../../core/media/folder-store';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -31,13 +34,17 @@ function required(name: string): string {
   return value;
 }
 
-type Sink = (key: string, body: Readable, nodeDefaults: boolean) => Promise<void>;
+/** How a folder transfer writes: see the header. */
+type Buffering = 'store' | 'node' | 'folder';
+type Sink = (key: string, body: Readable, buffering: Buffering) => Promise<void>;
 
 function folderSink(root: string): Sink {
-  return async (key, body, nodeDefaults) => {
+  const store = new FolderMediaStore(root);
+  return async (key, body, buffering) => {
+    if (buffering === 'store') return void (await store.write(key, body, { maxBytes: Number.MAX_SAFE_INTEGER }));
     const file = path.join(root, key);
     await mkdir(path.dirname(file), { recursive: true });
-    await pipeline(body, createWriteStream(file, nodeDefaults ? {} : { highWaterMark: WRITE_BUFFER_BYTES }));
+    await pipeline(body, createWriteStream(file, buffering === 'node' ? {} : { highWaterMark: WRITE_BUFFER_BYTES }));
   };
 }
 
@@ -75,11 +82,12 @@ const server = http.createServer((req, res) => {
   if (req.method !== 'POST' || !route) return void res.writeHead(404).end();
   const key = `bare/${route[2]}`;
   const work = async () => {
-    const nodeDefaults = url.searchParams.get('buffer') === 'node';
-    if (route[1] === 'upload') return sink(key, req, nodeDefaults);
+    const asked = url.searchParams.get('buffer');
+    const buffering: Buffering = asked === 'node' || asked === 'store' ? asked : 'folder';
+    if (route[1] === 'upload') return sink(key, req, buffering);
     const source = await request(url.searchParams.get('url') ?? '', { method: 'GET', headersTimeout: 60_000, bodyTimeout: 60_000 });
     if (source.statusCode !== 200) throw new Error(`the source answered HTTP ${source.statusCode}`);
-    return sink(key, source.body, nodeDefaults);
+    return sink(key, source.body, buffering);
   };
   work().then(
     () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),

@@ -15,9 +15,10 @@
  *   of the same URL piped into the same store the same way.
  *
  * For the folder, the bare receiver writes through a write buffer as large as the service's
- * folder store (WRITE_BUFFER_BYTES); the same receiver with Node's default 16 KiB buffer, the
- * plain `pipeline(req, createWriteStream(file))` of the issue's first measurement, is run as a
- * reference beside it.
+ * folder store (WRITE_BUFFER_BYTES). Two references run beside it: the same receiver with Node's
+ * default 16 KiB buffer, the plain `pipeline(req, createWriteStream(file))` of the issue's first
+ * measurement; and the same receiver writing the raw body through the service's own folder store
+ * (sizing, head, SHA-256 on its thread), which tells how much of the gap is the store's work.
  *
  * The service is `vps serve --role all` as a child process (a Postgres database of its own, the
  * embedded Temporal dev server, a fresh VPS_DATA_DIR), started once per store; the baselines run in
@@ -31,7 +32,7 @@
  * Before the rounds: one small transfer of each kind (warm-up), then BENCH_ROUNDS transfers of
  * 1 MiB each, whose median is the fixed cost of a transfer (requests, records, workflow steps).
  *
- *   npm run bench:upload   (BENCH_UPLOAD_BYTES=1073741824 per transfer, BENCH_ROUNDS=3,
+ *   npm run bench:upload   (BENCH_UPLOAD_BYTES=1073741824 per transfer, BENCH_ROUNDS=5,
  *                            BENCH_STORES=folder,s3, BENCH_WARMUP_BYTES=67108864,
  *                            BENCH_LOG_LEVEL=info (the service's), BENCH_CPU_PROF=0 (1: run the
  *                            service under --cpu-prof and print where its main thread spent the
@@ -62,7 +63,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const MiB = 1024 ** 2;
 const BYTES = envInt('BENCH_UPLOAD_BYTES', 1024 * MiB);
-const ROUNDS = envInt('BENCH_ROUNDS', 3);
+const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const WARMUP_BYTES = envInt('BENCH_WARMUP_BYTES', 64 * MiB);
 const FIXED_COST_BYTES = MiB;
 const STORES = (process.env.BENCH_STORES ?? 'folder,s3').split(',').map((s) => s.trim()) as Store[];
@@ -81,10 +82,15 @@ const TRANSFER_TIMEOUT_MS = 300_000;
 
 type Store = 'folder' | 's3';
 type Kind = 'upload' | 'fetch';
-/** `nodeDefaults`: the bare receiver with Node's default write buffer (folder only), a reference. */
-type Side = 'baseline' | 'nodeDefaults' | 'service';
+/**
+ * References beside the baseline, folder only: `nodeDefaults`, the bare receiver with Node's default
+ * write buffer; `store`, the bare receiver writing through the service's own folder store (sizing,
+ * head, hashing thread) with no parsing, framework or workflow around it, which splits the gap
+ * between the baseline and the service into the store's part and the rest.
+ */
+type Side = 'baseline' | 'nodeDefaults' | 'store' | 'service';
 const KINDS: Kind[] = ['upload', 'fetch'];
-const sidesOf = (store: Store): Side[] => (store === 'folder' ? ['baseline', 'nodeDefaults', 'service'] : ['baseline', 'service']);
+const sidesOf = (store: Store): Side[] => (store === 'folder' ? ['baseline', 'nodeDefaults', 'store', 'service'] : ['baseline', 'service']);
 
 const LABELS: Record<Kind, Record<Side, Record<Store, string>>> = {
   upload: {
@@ -93,6 +99,7 @@ const LABELS: Record<Kind, Record<Side, Record<Store, string>>> = {
       s3: 'baseline: bare node:http -> lib-storage Upload',
     },
     nodeDefaults: { folder: 'reference: the same, Node default 16 KiB buffer', s3: '' },
+    store: { folder: "reference: the same, through the service's folder store", s3: '' },
     service: { folder: 'service: POST /v1/videos multipart', s3: 'service: POST /v1/videos multipart' },
   },
   fetch: {
@@ -101,6 +108,7 @@ const LABELS: Record<Kind, Record<Side, Record<Store, string>>> = {
       s3: 'baseline: bare undici GET -> lib-storage Upload',
     },
     nodeDefaults: { folder: 'reference: the same, Node default 16 KiB buffer', s3: '' },
+    store: { folder: "reference: the same, through the service's folder store", s3: '' },
     service: { folder: 'service: POST /v1/videos sourceUrl, to available', s3: 'service: POST /v1/videos sourceUrl, to available' },
   },
 };
@@ -356,7 +364,7 @@ async function runStore(
     let serial = 0;
     const bareTransfer = (kind: Kind, side: Side, bytes: VideoBytes, file: string): Planned => {
       const name = `${kind}-${++serial}`;
-      const buffer = side === 'nodeDefaults' ? 'buffer=node' : '';
+      const buffer = side === 'nodeDefaults' ? 'buffer=node' : side === 'store' ? 'buffer=store' : '';
       if (kind === 'upload') {
         const body = multipartUpload({ seatId: service.seatId }, bytes);
         return {
@@ -512,7 +520,8 @@ function report(run: StoreRun): string[] {
     const ratio = median(kind, 'baseline') / median(kind, 'service');
     const growth = Math.max(...(run.results.get(`${kind} service`) ?? []).map((t) => t.rssPeak - t.rssBefore)) / MiB;
     const reference = sides.includes('nodeDefaults')
-      ? `; against Node's default buffer ${(median(kind, 'nodeDefaults') / median(kind, 'service')).toFixed(2)}`
+      ? `; against Node's default buffer ${(median(kind, 'nodeDefaults') / median(kind, 'service')).toFixed(2)}` +
+        `; the folder store alone ${(median(kind, 'baseline') / median(kind, 'store')).toFixed(2)}, the service against it ${(median(kind, 'store') / median(kind, 'service')).toFixed(2)}`
       : '';
     verdicts.push(
       `  ${run.store.padEnd(6)} ${(kind === 'upload' ? 'multipart upload' : 'remote fetch').padEnd(16)}  ratio ${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? 'PASS' : 'MISS'}${reference}` +
