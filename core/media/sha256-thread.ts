@@ -25,11 +25,27 @@ const BUFFERS_PER_HASH = 4;
  */
 const FOLLOW_STEP_BYTES = 8 * 1024 * 1024;
 
+/**
+ * How much lower the thread's scheduling priority is than the process's (nice values, up to 19).
+ * Hashing is the one piece of an upload's work that need not keep pace with the bytes arriving:
+ * behind, it catches up when a core is free. The socket, the parser and the writes should not wait
+ * for it on a busy host, where they and the hash compete for two cores.
+ */
+const THREAD_NICE_STEP = 10;
+
 /** Plain JavaScript evaluated by the thread: it runs the same under tsx and compiled. */
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { closeSync, openSync, readSync } = require('node:fs');
+const { closeSync, openSync, readlinkSync, readSync } = require('node:fs');
+const { getPriority, setPriority } = require('node:os');
+try {
+  // Linux names a thread's own id here, and takes it wherever a process id is asked for.
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  setPriority(tid, Math.min(19, getPriority(tid) + ${THREAD_NICE_STEP}));
+} catch {
+  // Elsewhere the thread keeps the process's priority: slower to catch up is all it costs.
+}
 const open = new Map();
 const followed = new Map();
 const readBuffer = Buffer.allocUnsafe(${BATCH_BYTES});

@@ -3,10 +3,11 @@
  * main thread whatever the chunking, several writes at once, and a write that stops midway (over
  * its cap) leaves the thread serving the next. A followed file is read back by the thread as it
  * grows: the digest of the whole file, a file shorter than it was said to be is an error, and one
- * abandoned midway leaves the thread serving the next.
+ * abandoned midway leaves the thread serving the next. The thread runs at a lower priority than the
+ * process's other threads.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -60,6 +61,21 @@ describe('SHA-256 on the hashing thread', () => {
     const next = meter({ maxBytes: 10 * MiB });
     await pipeline(chunked(bytes, 64 * 1024), next.stream, sink());
     expect(next.result()).toMatchObject({ sizeBytes: bytes.length, sha256: sha256(bytes) });
+  });
+
+  it('runs below the priority of the threads that take the bytes in', async () => {
+    const hash = new ThreadedSha256();
+    await hash.update(randomBytes(2 * MiB));
+    await hash.digest();
+    // Field 19 of a thread's stat is its nice value; the thread idles on, unreferenced, after a hash.
+    const niceOf = (task: string) => {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const main = niceOf(String(process.pid));
+    const lower = readdirSync('/proc/self/task').filter((task) => niceOf(task) > main);
+    expect(lower).toHaveLength(1);
+    expect(niceOf(lower[0]!)).toBe(Math.min(19, main + 10));
   });
 
   describe('a followed file', () => {
