@@ -38,7 +38,10 @@
  *                            service under --cpu-prof and print where its main thread spent the
  *                            last round's transfers), BENCH_SERVICE_NODE_ARGS (more node flags for
  *                            the service, e.g. --trace-gc; its output goes to its serve.log),
- *                            BENCH_KEEP=0 (1 keeps the data folders, logs and profiles),
+ *                            BENCH_THREADS=0 (1: after each round's line, the CPU seconds of
+ *                            each other thread of the receiving process: the hashing thread,
+ *                            libuv's pool, V8's helpers), BENCH_KEEP=0 (1 keeps the data
+ *                            folders, logs and profiles),
  *                            BENCH_TIMEOUT_SECONDS=900 (hard stop))
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,7 +58,7 @@ import { readProfile, summarizeProfile, windowTicks } from '../events-embedded/p
 import { machineJiffies } from '../events-embedded/service';
 import { envInt, formatTable, loadAverage, machineLine } from '../harness';
 import { multipartUpload, startSourceServer, videoBytes, type VideoBytes } from './body';
-import { cpuSeconds, RssSampler, startService, type ServiceChild } from './service';
+import { cpuSeconds, RssSampler, startService, threadCpuSeconds, type ServiceChild } from './service';
 
 // The AWS SDK's notice that its releases after January 2027 need Node 22, printed by this process
 // and the bare one (which inherits this) at their first client: noise in the output.
@@ -71,6 +74,9 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const KEEP = process.env.BENCH_KEEP === '1';
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const THREADS = process.env.BENCH_THREADS === '1';
+/** Threads that spent less than this in a transfer are left out of its BENCH_THREADS line. */
+const THREAD_MIN_SECONDS = 0.05;
 const TIMEOUT_SECONDS = envInt('BENCH_TIMEOUT_SECONDS', 900);
 /** The issue's targets: service ÷ baseline throughput, and the service's RSS growth during a transfer. */
 const TARGET_RATIO = 0.8;
@@ -121,6 +127,8 @@ interface Transfer {
   cpu: number;
   /** The part of it spent by its main thread (the event loop). */
   cpuMain: number;
+  /** With BENCH_THREADS=1: the rest, by thread id, largest first (THREAD_MIN_SECONDS and over). */
+  threads: Array<{ tid: number; seconds: number }>;
   /** CPU seconds of this process: the client, and the source of a remote fetch. */
   clientCpu: number;
   /** Share of the machine's CPU time that was busy, everyone's work included. */
@@ -224,6 +232,7 @@ async function startBare(env: Record<string, string>): Promise<{ pid: number; ur
 /** Times `run` and reads the receiving process, this process and the machine around it. */
 async function timed(pid: number, sampler: RssSampler, run: () => Promise<void>): Promise<Transfer> {
   const window = sampler.window();
+  const threadsBefore = THREADS ? threadCpuSeconds(pid) : new Map<number, number>();
   const cpuBefore = cpuSeconds(pid);
   const clientBefore = process.cpuUsage();
   const machineBefore = machineJiffies();
@@ -236,7 +245,14 @@ async function timed(pid: number, sampler: RssSampler, run: () => Promise<void>)
   const client = process.cpuUsage(clientBefore);
   const { before, peak } = window.end();
   const cpu = cpuSeconds(pid);
+  const threads = THREADS
+    ? [...threadCpuSeconds(pid)]
+        .map(([tid, seconds]) => ({ tid, seconds: seconds - (threadsBefore.get(tid) ?? 0) }))
+        .filter((t) => t.seconds >= THREAD_MIN_SECONDS)
+        .sort((a, b) => b.seconds - a.seconds)
+    : [];
   return {
+    threads,
     seconds,
     rssBefore: before,
     rssPeak: peak,
@@ -438,7 +454,10 @@ async function runStore(
           results.set(`${kind} ${side}`, [...(results.get(`${kind} ${side}`) ?? []), t]);
           console.log(
             `  round ${round} ${kind.padEnd(6)} ${side.padEnd(12)} ${t.seconds.toFixed(2).padStart(6)} s ${mbps(t.seconds).toFixed(1).padStart(7)} MB/s` +
-              `  CPU ${t.cpu.toFixed(2)} s (main thread ${t.cpuMain.toFixed(2)}), client ${t.clientCpu.toFixed(2)} s, machine ${(t.busy * 100).toFixed(0)}% busy  RSS ${mib(t.rssBefore)} -> ${mib(t.rssPeak)} MiB  load ${loadAverage()}`,
+              `  CPU ${t.cpu.toFixed(2)} s (main thread ${t.cpuMain.toFixed(2)}), client ${t.clientCpu.toFixed(2)} s, machine ${(t.busy * 100).toFixed(0)}% busy  RSS ${mib(t.rssBefore)} -> ${mib(t.rssPeak)} MiB  load ${loadAverage()}` +
+              (THREADS
+                ? `\n    other threads, CPU s by thread id: ${t.threads.map((x) => `${x.tid} ${x.seconds.toFixed(2)}`).join(', ')}`
+                : ''),
           );
         }
       }

@@ -184,17 +184,35 @@ export function residentBytes(pid: number): number | undefined {
 }
 
 /** CPU seconds (user plus system) of a process's threads, from /proc: all of them, and its main thread's; 0 once it is gone. */
-export function cpuSeconds(pid: number): { all: number; main: number } {
+/** CPU seconds of a process or thread from its stat file; 0 once it is gone. */
+function statCpuSeconds(file: string): number {
   // The command name in parentheses may hold spaces: the fields are counted from after it.
-  const read = (file: string) => {
-    try {
-      const fields = fs.readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime; CLK_TCK is 100 on Linux builds
-    } catch {
-      return 0;
-    }
-  };
-  return { all: read(`/proc/${pid}/stat`), main: read(`/proc/${pid}/task/${pid}/stat`) };
+  try {
+    const fields = fs.readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime; CLK_TCK is 100 on Linux builds
+  } catch {
+    return 0;
+  }
+}
+
+export function cpuSeconds(pid: number): { all: number; main: number } {
+  return { all: statCpuSeconds(`/proc/${pid}/stat`), main: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+/**
+ * CPU seconds of each thread of a process but its main one, by thread id. Node 20 names all of
+ * them `node`: libuv's pool, V8's helpers and worker threads are told apart by how they behave.
+ */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads;
+  }
+  for (const tid of tids) if (tid !== String(pid)) threads.set(Number(tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
+  return threads;
 }
 
 /**
