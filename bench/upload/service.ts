@@ -183,8 +183,7 @@ export function residentBytes(pid: number): number | undefined {
   }
 }
 
-/** CPU seconds (user plus system) of a process's threads, from /proc: all of them, and its main thread's; 0 once it is gone. */
-/** CPU seconds of a process or thread from its stat file; 0 once it is gone. */
+/** CPU seconds (user plus system) of a process or thread from its stat file; 0 once it is gone. */
 function statCpuSeconds(file: string): number {
   // The command name in parentheses may hold spaces: the fields are counted from after it.
   try {
@@ -195,6 +194,7 @@ function statCpuSeconds(file: string): number {
   }
 }
 
+/** CPU seconds of a process's threads, from /proc: all of them, and its main thread's; 0 once it is gone. */
 export function cpuSeconds(pid: number): { all: number; main: number } {
   return { all: statCpuSeconds(`/proc/${pid}/stat`), main: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
 }
