@@ -31,6 +31,8 @@ export interface FolderResumableSettings {
    * every checkpoint wait for a flush. Read from the system unless given (tests).
    */
   bootId?: string | undefined;
+  /** Writes around the page cache (the store has found that the folder takes them). */
+  direct?: boolean;
 }
 
 /** Four checkpoints a second: a fast fetch (1 GiB in a couple of seconds) has one in Temporal well before its midpoint. */
@@ -79,6 +81,7 @@ export async function beginFolderResumableWrite(
       const file = await open(partial, offset > 0 ? 'r+' : 'w');
       const stored = await writeAfter(file, partial, offset, rest, {
         ...opts,
+        direct: settings.direct,
         checkpoints: { everyMs: settings.checkpointEveryMs, bootId, onCheckpoint: (point) => opts.onCheckpoint?.(point) },
       });
       await rename(partial, target);

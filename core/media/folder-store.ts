@@ -1,7 +1,8 @@
 /**
  * Media under one local folder: the embedded default. Writes land under a temporary name and are
  * renamed into place, so a reader never sees half a file. Only one machine's processes can share
- * it, which is why every multi-process deployment uses the S3 store instead.
+ * it, which is why every multi-process deployment uses the S3 store instead. Writes go around the
+ * page cache when the folder's file system takes that (folder-sink.ts), found out once by a probe.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -15,18 +16,28 @@ import {
   FOLDER_CHECKPOINT_EVERY_MS,
   type FolderResumableSettings,
 } from './folder-resumable-write';
-import { writeAfter } from './folder-sink';
+import { probeDirectWrite, writeAfter } from './folder-sink';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
+export interface FolderWriteSettings {
+  /** Writes around the page cache where the folder takes them; false: always through it. */
+  direct: boolean;
+}
+
 export class FolderMediaStore implements MediaStore {
+  /** Whether writes go around the page cache, once the probe has answered for good. */
+  private directWrites: Promise<boolean> | undefined;
+  private writeMode = 'writes not tried yet';
+
   constructor(
     readonly root: string,
     private readonly resumable: FolderResumableSettings = { checkpointEveryMs: FOLDER_CHECKPOINT_EVERY_MS },
+    private readonly writes: FolderWriteSettings = { direct: true },
   ) {}
 
   get description(): string {
-    return `folder ${this.root}`;
+    return `folder ${this.root} (${this.writeMode})`;
   }
 
   async check(): Promise<void> {
@@ -36,6 +47,24 @@ export class FolderMediaStore implements MediaStore {
     } catch (err) {
       throw new Error(`media folder ${this.root} is not writable: ${(err as Error).message}`);
     }
+    await this.direct();
+  }
+
+  /** Whether this write goes around the page cache: probed until the folder answers for good. */
+  private direct(): Promise<boolean> {
+    if (!this.writes.direct) {
+      this.writeMode = 'writes through the page cache, as configured';
+      return Promise.resolve(false);
+    }
+    if (this.directWrites) return this.directWrites;
+    const probing = probeDirectWrite(this.root).then((probe) => {
+      if (probe.taken) this.writeMode = 'direct writes';
+      else this.writeMode = `writes through the page cache: a direct write failed (${probe.reason})`;
+      if (!probe.taken && !probe.lasting) this.directWrites = undefined;
+      return probe.taken;
+    });
+    this.directWrites = probing;
+    return probing;
   }
 
   private file(key: string): string {
@@ -46,9 +75,10 @@ export class FolderMediaStore implements MediaStore {
     const target = this.file(key);
     await mkdir(path.dirname(target), { recursive: true });
     const partial = `${target}.part-${randomBytes(6).toString('hex')}`;
+    const direct = await this.direct();
     const file = await open(partial, 'wx');
     try {
-      const stored = await writeAfter(file, partial, 0, source, opts);
+      const stored = await writeAfter(file, partial, 0, source, { ...opts, direct });
       await rename(partial, target);
       return stored;
     } catch (err) {
@@ -78,8 +108,10 @@ export class FolderMediaStore implements MediaStore {
     }
   }
 
-  resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite> {
-    return beginFolderResumableWrite(this.file(key), resume, this.resumable);
+  async resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite> {
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    return beginFolderResumableWrite(target, resume, { ...this.resumable, direct: await this.direct() });
   }
 
   async discardResumable(key: string): Promise<void> {

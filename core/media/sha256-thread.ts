@@ -9,12 +9,16 @@
  *   buffers of BATCH_BYTES that are transferred to the thread and back, never copied again nor
  *   reallocated, so a hash holds 4 MiB at most and a write waits while all its buffers are away.
  *   Smaller files are hashed where they are, in one call at the end.
- * - FollowedFileSha256 (the folder store's): the thread reads the file back as it is written, from
- *   the page cache. The main thread only says how far the file is written, which spared it the
- *   copies and messages that had cost it about 0.3 s per GiB (bench/README.md).
+ * - FollowedFileSha256 (the folder store's): the hash of a file in order. Bytes written directly
+ *   (O_DIRECT) are hashed where they lie, in the write's slot of shared memory (staging-slots.ts),
+ *   which is free again once the thread has read it. Bytes written through the page cache, and
+ *   any part a resumed write found on disk, the thread reads back from the file; for those the
+ *   main thread only says how far the file is written, which spared it the copies and messages
+ *   that had cost it about 0.3 s per GiB (bench/README.md).
  */
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import type { StagingSlot } from './staging-slots';
 
 const BATCH_BYTES = 1024 * 1024;
 const BUFFERS_PER_HASH = 4;
@@ -49,7 +53,9 @@ try {
 const open = new Map();
 const followed = new Map();
 const readBuffer = Buffer.allocUnsafe(${BATCH_BYTES});
+let shared;
 function readTo(f, upTo) {
+  if (f.at < upTo && f.fd === undefined) f.fd = openSync(f.path, 'r');
   while (f.at < upTo) {
     const n = readSync(f.fd, readBuffer, 0, Math.min(readBuffer.length, upTo - f.at), f.at);
     if (n === 0) throw new Error('the file ends at ' + f.at + ' bytes, short of the ' + upTo + ' written');
@@ -73,13 +79,23 @@ parentPort.on('message', (m) => {
     open.delete(m.id);
     parentPort.postMessage({ id: m.id, digest: hash.digest('hex') });
   } else if (m.op === 'follow') {
-    const f = { hash: createHash('sha256'), fd: undefined, at: 0, failure: undefined };
-    followed.set(m.id, f);
-    try {
-      f.fd = openSync(m.path, 'r');
-    } catch (err) {
-      f.failure = err.message;
+    followed.set(m.id, { hash: createHash('sha256'), path: m.path, fd: undefined, at: 0, failure: undefined });
+  } else if (m.op === 'memory') {
+    shared = Buffer.from(m.memory);
+  } else if (m.op === 'slot') {
+    const f = followed.get(m.id);
+    if (f && !f.failure) {
+      try {
+        // What comes before the slot and was not given in memory is on disk: a resumed write's start.
+        readTo(f, m.at);
+        f.hash.update(shared.subarray(m.offset, m.offset + m.length));
+        f.at += m.length;
+      } catch (err) {
+        f.failure = err.message;
+      }
     }
+    // Answered even for a dropped hash: the slot is free once the thread is past it.
+    parentPort.postMessage({ slot: m.slot });
   } else if (m.op === 'upTo' || m.op === 'finish') {
     const f = followed.get(m.id);
     if (!f) return;
@@ -101,13 +117,15 @@ parentPort.on('message', (m) => {
 });
 `;
 
-type Reply = { id: number; buffer: ArrayBuffer } | { id: number; digest: string } | { id: number; error: string };
+type Reply = { id: number; buffer: ArrayBuffer } | { id: number; digest: string } | { id: number; error: string } | { slot: number };
 
 type Message =
   | { op: 'data'; id: number; buffer: ArrayBuffer; length: number }
   | { op: 'end' | 'drop'; id: number }
   | { op: 'follow'; id: number; path: string }
-  | { op: 'upTo' | 'finish'; id: number; upTo: number };
+  | { op: 'upTo' | 'finish'; id: number; upTo: number }
+  | { op: 'memory'; memory: SharedArrayBuffer }
+  | { op: 'slot'; id: number; slot: number; offset: number; length: number; at: number };
 
 interface Job {
   returned(buffer: ArrayBuffer): void;
@@ -120,6 +138,11 @@ const thread = new (class HashThread {
   private worker: Worker | undefined;
   private readonly jobs = new Map<number, Job>();
   private nextId = 1;
+  /** Slots of shared memory the thread has yet to read, by the number their message carries. */
+  private readonly slotsOut = new Map<number, () => void>();
+  private nextSlot = 1;
+  /** The shared memory the current thread has been given. */
+  private memory: SharedArrayBuffer | undefined;
 
   open(job: Job): number {
     const id = this.nextId++;
@@ -131,6 +154,19 @@ const thread = new (class HashThread {
   post(message: Message): void {
     if (message.op === 'data') this.current().postMessage(message, [message.buffer]);
     else this.current().postMessage(message);
+  }
+
+  /** Hashes `length` bytes of `slot` from `from`, the file's bytes at `at`, into hash `id`: settled once the thread is past them. */
+  hashSlot(id: number, slot: StagingSlot, from: number, length: number, at: number): Promise<void> {
+    const worker = this.current();
+    if (this.memory !== slot.memory) {
+      this.memory = slot.memory;
+      worker.postMessage({ op: 'memory', memory: slot.memory } satisfies Message);
+    }
+    const n = this.nextSlot++;
+    const done = new Promise<void>((resolve) => this.slotsOut.set(n, resolve));
+    worker.postMessage({ op: 'slot', id, slot: n, offset: slot.offset + from, length, at } satisfies Message);
+    return done;
   }
 
   close(id: number): void {
@@ -145,11 +181,20 @@ const thread = new (class HashThread {
     const fail = (err: Error) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
+      this.memory = undefined;
+      // A thread that is gone reads no slot any more.
+      for (const free of this.slotsOut.values()) free();
+      this.slotsOut.clear();
       const jobs = [...this.jobs.values()];
       this.jobs.clear();
       for (const job of jobs) job.failed(err);
     };
     worker.on('message', (reply: Reply) => {
+      if ('slot' in reply) {
+        this.slotsOut.get(reply.slot)?.();
+        this.slotsOut.delete(reply.slot);
+        return;
+      }
       const job = this.jobs.get(reply.id);
       if (!job) return;
       if ('digest' in reply) job.digested(reply.digest);
@@ -262,10 +307,11 @@ export class ThreadedSha256 {
 }
 
 /**
- * The SHA-256 of a file as it is written, read back by the hashing thread, which opens it at once:
- * the file must exist. `written` says the file holds its first `bytes` bytes (any prefix that was
- * there before counts: the hash is of the whole file); `digest` waits for the hash of the first
- * `size`; `abandon` drops it. After a failure of the thread, or of reading the file, `digest` rejects.
+ * The SHA-256 of a file as it is written, in order from its first byte. `slot` hands the thread
+ * bytes in shared memory; what comes before them and was not handed over is read back from the
+ * file, which `written` says holds its first `bytes` bytes (any prefix that was there before
+ * counts: the hash is of the whole file). `digest` waits for the hash of the first `size`;
+ * `abandon` drops it. After a failure of the thread, or of reading the file, `digest` rejects.
  */
 export class FollowedFileSha256 {
   private readonly id: number;
@@ -284,6 +330,16 @@ export class FollowedFileSha256 {
       },
     });
     thread.post({ op: 'follow', id: this.id, path });
+  }
+
+  /**
+   * Hashes `length` bytes of `slot` from `from`, the file's bytes at `at`: settled once the slot may
+   * be written over, whether or not the hash is still wanted.
+   */
+  slot(slot: StagingSlot, from: number, length: number, at: number): Promise<void> {
+    if (this.done || this.failure || length === 0) return Promise.resolve();
+    this.told = at + length;
+    return thread.hashSlot(this.id, slot, from, length, at);
   }
 
   written(bytes: number): void {

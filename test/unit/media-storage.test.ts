@@ -1,18 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { currentBootId, type FolderResumableSettings } from '../../core/media/folder-resumable-write';
-import { FolderMediaStore } from '../../core/media/folder-store';
+import { probeDirectWrite } from '../../core/media/folder-sink';
+import { currentBootId, partialFileOf, type FolderResumableSettings } from '../../core/media/folder-resumable-write';
+import { FolderMediaStore, type FolderWriteSettings } from '../../core/media/folder-store';
 import type { ResumePoint } from '../../core/media/resumable-write';
+import { RINGS_PER_PROCESS, SLOT_BYTES, takeRing, type StagingRing } from '../../core/media/staging-slots';
 import { chunked, describeMediaStoreContract } from '../helpers/media-store-contract';
 
-function folderStore(settings: FolderResumableSettings) {
+function folderStore(settings: FolderResumableSettings, writes?: FolderWriteSettings) {
   const root = mkdtempSync(path.join(os.tmpdir(), 'vps-media-unit-'));
   return {
     root,
-    store: new FolderMediaStore(root, settings),
+    store: new FolderMediaStore(root, settings, writes),
     // Every file, finished or partial, by its path under the root.
     leftovers: async () =>
       readdirSync(root, { recursive: true, withFileTypes: true })
@@ -25,6 +27,11 @@ function folderStore(settings: FolderResumableSettings) {
 
 // A checkpoint whenever a batch (4 MiB) is written: files of 12 MiB get a few.
 describeMediaStoreContract('folder store', async () => folderStore({ checkpointEveryMs: 0 }), { largeBytes: 12 * 1024 * 1024 });
+
+// The path of a folder that takes no direct writes, or of a write that finds every slot taken.
+describeMediaStoreContract('folder store writing through the page cache', async () => folderStore({ checkpointEveryMs: 0 }, { direct: false }), {
+  largeBytes: 12 * 1024 * 1024,
+});
 
 // Where the system has no boot id, each checkpoint waits for a flush instead.
 describeMediaStoreContract('folder store without a boot id', async () => folderStore({ checkpointEveryMs: 0, bootId: undefined }), {
@@ -104,5 +111,113 @@ describe('folder store checkpoints across a restart of the machine', () => {
   it("reads this machine's boot id once, as Linux gives it", () => {
     expect(currentBootId()).toMatch(/^[0-9a-f-]{36}$/);
     expect(currentBootId()).toBe(currentBootId());
+  });
+});
+
+describe('folder store direct writes', () => {
+  const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+  /** Every ring of aligned memory, taken until the test gives them back. */
+  function takeAllRings(): StagingRing[] {
+    const rings: StagingRing[] = [];
+    for (let ring = takeRing(); ring; ring = takeRing()) rings.push(ring);
+    return rings;
+  }
+
+  /** Waits until every ring is free again (a write gives its ring back once its last write and hash are done). */
+  async function ringsFree(): Promise<number> {
+    for (let tries = 0; tries < 500; tries++) {
+      const rings = takeAllRings();
+      for (const ring of rings) ring.release();
+      if (rings.length === RINGS_PER_PROCESS) return rings.length;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return takeAllRings().length;
+  }
+
+  it('takes this folder, says so, and stores files of any length byte for byte (the last write padded, then cut back)', async () => {
+    const t = folderStore({ checkpointEveryMs: 0 });
+    try {
+      await t.store.check();
+      expect(t.store.description).toMatch(/\(direct writes\)$/);
+      for (const length of [1, 4095, 4097, SLOT_BYTES, 3 * SLOT_BYTES + 12_345, 9 * SLOT_BYTES - 1]) {
+        const bytes = randomBytes(length);
+        const stored = await t.store.write(`videos/vid_${length}`, chunked(bytes, 64 * 1024 + 7), { maxBytes: length });
+        expect({ size: stored.sizeBytes, sha256: stored.sha256 }).toEqual({ size: length, sha256: sha256(bytes) });
+        expect(readFileSync(path.join(t.root, 'videos', `vid_${length}`)).equals(bytes)).toBe(true);
+      }
+      expect(await t.leftovers()).toHaveLength(6);
+      expect(await ringsFree()).toBe(RINGS_PER_PROCESS);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('resumes from a checkpoint at an unaligned offset, as writes through the page cache gave, hashing the stored part from the disk', async () => {
+    const t = folderStore({ checkpointEveryMs: 0, bootId: 'boot-a' });
+    try {
+      const bytes = randomBytes(5 * SLOT_BYTES + 777);
+      const offset = 2 * SLOT_BYTES + 4096 * 3 + 1001;
+      // The interrupted attempt's file: its checkpointed part, then a torn tail the resume must cut off.
+      mkdirSync(path.join(t.root, 'videos'));
+      writeFileSync(partialFileOf(path.join(t.root, 'videos', 'vid_r')), Buffer.concat([bytes.subarray(0, offset), randomBytes(5000)]));
+      const writing = await t.store.resumableWrite('videos/vid_r', { offset, bootId: 'boot-a' });
+      expect(writing.offset).toBe(offset);
+      const stored = await writing.complete(chunked(bytes.subarray(offset), 64 * 1024), { maxBytes: bytes.length });
+      expect({ size: stored.sizeBytes, sha256: stored.sha256 }).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+      expect(stored.head.equals(bytes.subarray(0, 4096))).toBe(true);
+      expect(readFileSync(path.join(t.root, 'videos', 'vid_r')).equals(bytes)).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('writes through the page cache when every slot of aligned memory is taken', async () => {
+    const t = folderStore({ checkpointEveryMs: 0 });
+    const rings = takeAllRings();
+    try {
+      expect(rings).toHaveLength(RINGS_PER_PROCESS);
+      const bytes = randomBytes(3 * SLOT_BYTES + 5);
+      const stored = await t.store.write('videos/vid_f', chunked(bytes, 64 * 1024), { maxBytes: bytes.length });
+      expect(stored.sha256).toBe(sha256(bytes));
+      expect(readFileSync(path.join(t.root, 'videos', 'vid_f')).equals(bytes)).toBe(true);
+    } finally {
+      for (const ring of rings) ring.release();
+      await t.cleanup();
+    }
+  });
+
+  it('gives its slots back after a write that fails midway', async () => {
+    const t = folderStore({ checkpointEveryMs: 0 });
+    try {
+      const bytes = randomBytes(6 * SLOT_BYTES);
+      const cut = Readable.from(
+        (async function* () {
+          yield* chunked(bytes.subarray(0, 5 * SLOT_BYTES + 3), 64 * 1024);
+          throw new Error('connection reset');
+        })(),
+      );
+      await expect(t.store.write('videos/vid_c', cut, { maxBytes: bytes.length })).rejects.toThrow('connection reset');
+      await expect(t.store.write('videos/vid_c', chunked(bytes, 64 * 1024), { maxBytes: SLOT_BYTES })).rejects.toThrow(/larger/i);
+      expect(await t.leftovers()).toEqual([]);
+      expect(await ringsFree()).toBe(RINGS_PER_PROCESS);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('probes a folder once for good, and again after a failure that may pass', async () => {
+    const t = folderStore({ checkpointEveryMs: 0 });
+    try {
+      expect(await probeDirectWrite(t.root)).toEqual({ taken: true });
+      expect(await t.leftovers()).toEqual([]);
+      const missing = await probeDirectWrite(path.join(t.root, 'no-such-folder'));
+      expect(missing).toMatchObject({ taken: false, lasting: false, reason: expect.stringMatching(/ENOENT/) });
+      const configured = new FolderMediaStore(t.root, { checkpointEveryMs: 0 }, { direct: false });
+      await configured.check();
+      expect(configured.description).toMatch(/through the page cache, as configured/);
+    } finally {
+      await t.cleanup();
+    }
   });
 });
