@@ -331,6 +331,12 @@ export const VARIABLES = {
     parse: str,
     example: '/var/lib/vps/media',
   }),
+  MEDIA_FOLDER_WRITES: variable({
+    doc: 'How MEDIA_STORE=folder writes: direct (around the page cache, where the file system takes it; otherwise through it) or page-cache',
+    parse: oneOf(['direct', 'page-cache'] as const),
+    fallback: 'direct',
+    example: 'direct',
+  }),
   MEDIA_S3_BUCKET: variable({ doc: 'Bucket of the media with MEDIA_STORE=s3; it must exist', parse: str, example: 'vps-media' }),
   MEDIA_S3_ENDPOINT: variable({
     doc: 'Endpoint of an S3-compatible store (MinIO and the like); unset means AWS S3 in MEDIA_S3_REGION',

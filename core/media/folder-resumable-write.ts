@@ -6,9 +6,10 @@
  * the next attempt; discard removes it.
  *
  * What a checkpoint promises depends on what the next attempt can meet. A worker killed or crashed
- * loses nothing the kernel took from it: the bytes written are in the page cache, and any process
- * on the machine reads them back until it restarts. Only a restart of the machine (a power cut, a
- * kernel crash) can lose bytes not yet flushed to the disk. So a checkpoint names the boot it was
+ * loses nothing the kernel took from it: the bytes written are on the disk (direct writes) or in the
+ * page cache, and any process on the machine reads them back until it restarts. Only a restart of
+ * the machine (a power cut, a kernel crash) can lose bytes not yet flushed to the disk or out of
+ * its own cache. So a checkpoint names the boot it was
  * made in (Linux's boot id) and is given as soon as the bytes are written; a resume in a later boot
  * starts over, and a resume in the same boot first flushes the partial file (fdatasync), which also
  * reports a write-back error that happened meanwhile. Flushing during the fetch instead cost a 1 GiB

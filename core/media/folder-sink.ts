@@ -26,7 +26,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ResumePoint } from './resumable-write';
 import { FollowedFileSha256 } from './sha256-thread';
-import { alignDown, alignUp, DIRECT_ALIGN, SLOT_BYTES, takeRing, type StagingRing } from './staging-slots';
+import { alignDown, alignUp, DIRECT_ALIGN, SLOT_BYTES, stagingProblem, takeRing, type StagingRing } from './staging-slots';
 import { HEAD_BYTES, MediaTooLargeError } from './storage';
 import type { StoredMedia, WriteOptions } from './written';
 
@@ -383,6 +383,9 @@ export type DirectWriteProbe = { taken: true } | { taken: false; lasting: boolea
 
 /** Writes one aligned page to a new file in `folder` around the page cache, and removes it. */
 export async function probeDirectWrite(folder: string): Promise<DirectWriteProbe> {
+  if (constants.O_DIRECT === undefined) return { taken: false, lasting: true, reason: 'this system has no O_DIRECT' };
+  const problem = stagingProblem();
+  if (problem) return { taken: false, lasting: true, reason: `no aligned memory in this process: ${problem}` };
   const ring = takeRing();
   if (!ring) return { taken: false, lasting: false, reason: 'every slot of aligned memory is in use' };
   const probe = join(folder, `.direct-write-probe-${randomBytes(6).toString('hex')}`);

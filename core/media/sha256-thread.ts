@@ -31,9 +31,9 @@ const FOLLOW_STEP_BYTES = 8 * 1024 * 1024;
 
 /**
  * How much lower the thread's scheduling priority is than the process's (nice values, up to 19).
- * Hashing is the one piece of an upload's work that need not keep pace with the bytes arriving:
- * behind, it catches up when a core is free. The socket, the parser and the writes should not wait
- * for it on a busy host, where they and the hash compete for two cores.
+ * On a busy host, where the hash and the event loop compete for two cores, the event loop serves
+ * every request, and the hash only its own upload: behind, it catches up from the file when a core
+ * is free, or holds its upload's buffers and so slows that upload alone.
  */
 const THREAD_NICE_STEP = 10;
 

@@ -44,22 +44,34 @@ export interface StagingRing {
 }
 
 let memory: SharedArrayBuffer | undefined;
+/** Why this process cannot make the memory (run with --jitless, which has no WebAssembly, or out of address space). */
+let memoryProblem: string | undefined;
 const freeRings: StagingSlot[][] = [];
 
-/** A free ring, or undefined when all are taken. */
-export function takeRing(): StagingRing | undefined {
-  if (!memory) {
+/** Why there are no slots in this process, or undefined when there are: the memory is made here on first use. */
+export function stagingProblem(): string | undefined {
+  if (memory || memoryProblem) return memoryProblem;
+  try {
     const pages = (RINGS_PER_PROCESS * SLOTS_PER_RING * SLOT_BYTES) / WASM_PAGE_BYTES;
     memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true }).buffer;
-    for (let ring = 0; ring < RINGS_PER_PROCESS; ring++) {
-      const slots: StagingSlot[] = [];
-      for (let slot = 0; slot < SLOTS_PER_RING; slot++) {
-        const offset = (ring * SLOTS_PER_RING + slot) * SLOT_BYTES;
-        slots.push({ memory, offset, bytes: Buffer.from(memory, offset, SLOT_BYTES) });
-      }
-      freeRings.push(slots);
-    }
+  } catch (err) {
+    memoryProblem = (err as Error).message;
+    return memoryProblem;
   }
+  for (let ring = 0; ring < RINGS_PER_PROCESS; ring++) {
+    const slots: StagingSlot[] = [];
+    for (let slot = 0; slot < SLOTS_PER_RING; slot++) {
+      const offset = (ring * SLOTS_PER_RING + slot) * SLOT_BYTES;
+      slots.push({ memory, offset, bytes: Buffer.from(memory, offset, SLOT_BYTES) });
+    }
+    freeRings.push(slots);
+  }
+  return undefined;
+}
+
+/** A free ring, or undefined when all are taken or there are none. */
+export function takeRing(): StagingRing | undefined {
+  if (stagingProblem()) return undefined;
   const slots = freeRings.pop();
   if (!slots) return undefined;
   let released = false;

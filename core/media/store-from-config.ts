@@ -7,7 +7,10 @@ import type { MediaStore } from './storage';
 
 export function mediaStoreFromConfig(config: Config): MediaStore {
   const env = config.env;
-  if (env.MEDIA_STORE === 'folder') return new FolderMediaStore(path.resolve(env.VPS_MEDIA_DIR ?? path.join(config.dataDir, 'media')));
+  if (env.MEDIA_STORE === 'folder')
+    return new FolderMediaStore(path.resolve(env.VPS_MEDIA_DIR ?? path.join(config.dataDir, 'media')), undefined, {
+      direct: env.MEDIA_FOLDER_WRITES === 'direct',
+    });
   return new S3MediaStore({
     bucket: env.MEDIA_S3_BUCKET!,
     endpoint: env.MEDIA_S3_ENDPOINT,
