@@ -132,7 +132,8 @@ class MeteredFileSink extends Writable {
         this.head.push(part);
         this.headSize += part.length;
       }
-      await this.output.take(chunk);
+      const taking = this.output.take(chunk);
+      if (taking) await taking;
     }
     this.opts.onProgress?.(this.size);
   }
