@@ -29,9 +29,13 @@ function folderStore(settings: FolderResumableSettings, writes?: FolderWriteSett
 describeMediaStoreContract('folder store', async () => folderStore({ checkpointEveryMs: 0 }), { largeBytes: 12 * 1024 * 1024 });
 
 // The path of a folder that takes no direct writes, or of a write that finds every slot taken.
-describeMediaStoreContract('folder store writing through the page cache', async () => folderStore({ checkpointEveryMs: 0 }, { direct: false }), {
-  largeBytes: 12 * 1024 * 1024,
-});
+describeMediaStoreContract(
+  'folder store writing through the page cache',
+  async () => folderStore({ checkpointEveryMs: 0 }, { direct: false }),
+  {
+    largeBytes: 12 * 1024 * 1024,
+  },
+);
 
 // Where the system has no boot id, each checkpoint waits for a flush instead.
 describeMediaStoreContract('folder store without a boot id', async () => folderStore({ checkpointEveryMs: 0, bootId: undefined }), {
