@@ -39,7 +39,7 @@ type Buffering = 'store' | 'node' | 'folder';
 type Sink = (key: string, body: Readable, buffering: Buffering) => Promise<void>;
 
 function folderSink(root: string): Sink {
-  const store = new FolderMediaStore(root);
+  const store = new FolderMediaStore(root, undefined, { direct: process.env.BARE_FOLDER_WRITES !== 'page-cache' });
   return async (key, body, buffering) => {
     if (buffering === 'store') return void (await store.write(key, body, { maxBytes: Number.MAX_SAFE_INTEGER }));
     const file = path.join(root, key);

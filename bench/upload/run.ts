@@ -38,6 +38,9 @@
  *                            service under --cpu-prof and print where its main thread spent the
  *                            last round's transfers), BENCH_SERVICE_NODE_ARGS (more node flags for
  *                            the service, e.g. --trace-gc; its output goes to its serve.log),
+ *                            BENCH_FOLDER_WRITES=direct (page-cache: the service and the store
+ *                            reference write the folder through the page cache, as
+ *                            MEDIA_FOLDER_WRITES=page-cache does),
  *                            BENCH_THREADS=0 (1: after each round's line, the CPU seconds of
  *                            each other thread of the receiving process: the hashing thread,
  *                            libuv's pool, V8's helpers), BENCH_KEEP=0 (1 keeps the data
@@ -75,6 +78,7 @@ const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const KEEP = process.env.BENCH_KEEP === '1';
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const THREADS = process.env.BENCH_THREADS === '1';
+const FOLDER_WRITES = VARIABLES.MEDIA_FOLDER_WRITES.parse(process.env.BENCH_FOLDER_WRITES ?? 'direct');
 /** Threads that spent less than this in a transfer are left out of its BENCH_THREADS line. */
 const THREAD_MIN_SECONDS = 0.05;
 const TIMEOUT_SECONDS = envInt('BENCH_TIMEOUT_SECONDS', 900);
@@ -301,7 +305,9 @@ async function runStore(
   try {
     const mediaDir = path.join(dataDir, 'media');
     const storeEnv: Record<string, string> =
-      store === 'folder' ? { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: mediaDir } : s3Env(minio!, minio!.bucket);
+      store === 'folder'
+        ? { MEDIA_STORE: 'folder', VPS_MEDIA_DIR: mediaDir, MEDIA_FOLDER_WRITES: FOLDER_WRITES }
+        : s3Env(minio!, minio!.bucket);
     const serviceEnv: Record<string, string> = { ...storeEnv, LOG_LEVEL };
     // The cap is the service's default (1 GiB); a larger file raises it just enough.
     if (BYTES > VARIABLES.VIDEO_MAX_BYTES.fallback) serviceEnv.VIDEO_MAX_BYTES = String(BYTES);
@@ -319,7 +325,7 @@ async function runStore(
     own('the service', () => service.stop(30_000));
     const bare = await startBare(
       store === 'folder'
-        ? { BARE_STORE: 'folder', BARE_DIR: mediaDir }
+        ? { BARE_STORE: 'folder', BARE_DIR: mediaDir, BARE_FOLDER_WRITES: FOLDER_WRITES }
         : {
             BARE_STORE: 's3',
             BARE_S3_ENDPOINT: minio!.endpoint,
