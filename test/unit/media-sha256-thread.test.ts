@@ -3,8 +3,10 @@
  * main thread whatever the chunking, several writes at once, and a write that stops midway (over
  * its cap) leaves the thread serving the next. A followed file is read back by the thread as it
  * grows: the digest of the whole file, a file shorter than it was said to be is an error, and one
- * abandoned midway leaves the thread serving the next. The thread runs at a lower priority than the
- * process's other threads.
+ * abandoned midway leaves the thread serving the next. Bytes handed over in slots of shared memory
+ * are hashed in place, after whatever precedes them in the file, and every slot is given back, even
+ * one handed to a hash abandoned meanwhile. The thread runs at a lower priority than the process's
+ * other threads.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FollowedFileSha256, ThreadedSha256 } from '../../core/media/sha256-thread';
+import { SLOT_BYTES, takeRing } from '../../core/media/staging-slots';
 import { meter, MediaTooLargeError } from '../../core/media/storage';
 import { chunked } from '../helpers/media-store-contract';
 
@@ -120,6 +123,39 @@ describe('SHA-256 on the hashing thread', () => {
       expect(await hash.digest(bytes.length)).toBe(sha256(bytes));
       writeFileSync(path.join(dir, 'empty'), '');
       expect(await new FollowedFileSha256(path.join(dir, 'empty')).digest(0)).toBe(sha256(Buffer.alloc(0)));
+    });
+
+    it('hashes bytes handed over in slots where they lie, after what precedes them on disk, and frees every slot', async () => {
+      const ring = takeRing()!;
+      try {
+        const bytes = randomBytes(3 * MiB + 5 * SLOT_BYTES + 77);
+        const prefix = 3 * MiB;
+        const file = path.join(dir, 'slots');
+        // Only the prefix is on disk: the rest reaches the hash through the slots alone.
+        writeFileSync(file, bytes.subarray(0, prefix));
+        const hash = new FollowedFileSha256(file);
+        const handed: Array<Promise<void>> = [];
+        for (let at = prefix, i = 0; at < bytes.length; i++) {
+          const slot = ring.slots[i % ring.slots.length]!;
+          await handed[i - ring.slots.length]; // the slot is free again before it is refilled
+          // A slot's bytes need not start at its beginning (a resumed write keeps bytes before them).
+          const from = i === 0 ? 100 : 0;
+          const length = Math.min(SLOT_BYTES - from, bytes.length - at);
+          bytes.copy(slot.bytes, from, at, at + length);
+          handed.push(hash.slot(slot, from, length, at));
+          at += length;
+        }
+        expect(await hash.digest(bytes.length)).toBe(sha256(bytes));
+        await Promise.all(handed);
+
+        // Handed over, then abandoned before the thread got to it: the slot still comes back.
+        const dropped = new FollowedFileSha256(file);
+        const back = dropped.slot(ring.slots[0]!, 0, SLOT_BYTES, prefix);
+        dropped.abandon();
+        await back;
+      } finally {
+        ring.release();
+      }
     });
 
     it('fails the digest of a file shorter than it was said to be, or gone, and then serves the next', async () => {
