@@ -191,6 +191,21 @@ describe('folder store direct writes', () => {
     }
   });
 
+  it('keeps writes at once apart, more of them than there are rings (the rest through the page cache)', async () => {
+    const t = folderStore({ checkpointEveryMs: 0 });
+    try {
+      const files = Array.from({ length: RINGS_PER_PROCESS + 4 }, (_, i) => randomBytes(3 * SLOT_BYTES + 1000 * i));
+      const stored = await Promise.all(
+        files.map((bytes, i) => t.store.write(`videos/vid_m${i}`, chunked(bytes, 64 * 1024), { maxBytes: bytes.length })),
+      );
+      expect(stored.map((s) => s.sha256)).toEqual(files.map(sha256));
+      files.forEach((bytes, i) => expect(readFileSync(path.join(t.root, 'videos', `vid_m${i}`)).equals(bytes)).toBe(true));
+      expect(await ringsFree()).toBe(RINGS_PER_PROCESS);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('gives its slots back after a write that fails midway', async () => {
     const t = folderStore({ checkpointEveryMs: 0 });
     try {
