@@ -206,10 +206,19 @@ class PageCacheOutput implements FileOutput {
 }
 
 /**
- * Slots of shared memory written around the page cache, one write at a time in order, and hashed
- * in place by the hashing thread meanwhile. A slot is filled again once both are done with it. Only
- * the last slot is short; its write is padded to the alignment, and the file cut back after it.
+ * Slots of shared memory written around the page cache, in order, WRITES_IN_FLIGHT at a time, and
+ * hashed in place by the hashing thread meanwhile. A slot is filled again once both are done with
+ * it. Only the last slot is short; its write is padded to the alignment, and the file cut back
+ * after it.
  */
+/**
+ * Direct writes of one file running at once. With one, the disk waited between two writes for the
+ * main thread to see the first one end, and it sees that late while it copies chunks in; a second
+ * write already queued keeps the disk busy. More would take more of libuv's pool (four threads, also
+ * for DNS lookups and file reads) from the rest of the process.
+ */
+const WRITES_IN_FLIGHT = 2;
+
 class DirectOutput implements FileOutput {
   position: number;
   private readonly hash: FollowedFileSha256;
@@ -222,7 +231,13 @@ class DirectOutput implements FileOutput {
   /** Per slot: the write and the hash still using it, and who waits for it. */
   private readonly users: number[];
   private readonly waiting: Array<Array<() => void>>;
-  private writing: Promise<void> = Promise.resolve();
+  /** Full slots waiting for their write, in file order, and the writes running. */
+  private readonly queued: Array<{ index: number; at: number; length: number }> = [];
+  private writing = 0;
+  /** Writes finished ahead of one still running, by where they start; `position` waits for the gap. */
+  private readonly finished = new Map<number, number>();
+  private nextAt: number;
+  private readonly idle: Array<() => void> = [];
   private failure: Error | undefined;
 
   /** `direct` is open with O_DIRECT on `path`, which holds `from` bytes ending in `storedTail` (from the last aligned offset). */
@@ -236,7 +251,7 @@ class DirectOutput implements FileOutput {
   ) {
     this.hash = new FollowedFileSha256(path);
     this.position = from;
-    this.slotAt = alignDown(from);
+    this.slotAt = this.nextAt = alignDown(from);
     this.fill = this.kept = storedTail.copy(ring.slots[0]!.bytes);
     this.users = ring.slots.map(() => 0);
     this.waiting = ring.slots.map(() => []);
@@ -260,7 +275,7 @@ class DirectOutput implements FileOutput {
 
   async finish(): Promise<void> {
     if (this.fill > this.kept) this.send();
-    await this.writing;
+    if (this.writing > 0 || this.queued.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
     if (this.failure) throw this.failure;
     // The last write was padded to the alignment.
     await this.direct.truncate(this.position);
@@ -291,17 +306,45 @@ class DirectOutput implements FileOutput {
     this.fill = this.kept = 0;
     this.users[index] = 2;
     void this.hash.slot(slot, kept, length - kept, at + kept).then(() => this.done(index));
-    this.writing = this.writing
-      .then(async () => {
-        if (this.failure) return;
-        await writeAllAt(this.direct, slot.bytes.subarray(0, alignUp(length)), at);
-        this.position = at + length;
-        this.written();
-      })
-      .catch((err: Error) => {
-        this.failure ??= err;
-      })
-      .finally(() => this.done(index));
+    this.queued.push({ index, at, length });
+    this.write();
+  }
+
+  /** Starts queued writes, WRITES_IN_FLIGHT at most. */
+  private write(): void {
+    while (this.writing < WRITES_IN_FLIGHT && this.queued.length > 0) {
+      const { index, at, length } = this.queued.shift()!;
+      // After a failure the file is given up: what is queued is not written.
+      if (this.failure) {
+        this.done(index);
+        continue;
+      }
+      this.writing += 1;
+      writeAllAt(this.direct, this.ring.slots[index]!.bytes.subarray(0, alignUp(length)), at)
+        .then(
+          () => this.wrote(at, at + length),
+          (err: Error) => {
+            this.failure ??= err;
+          },
+        )
+        .finally(() => {
+          this.writing -= 1;
+          this.done(index);
+          this.write();
+          if (this.writing === 0 && this.queued.length === 0) for (const resume of this.idle.splice(0)) resume();
+        });
+    }
+  }
+
+  /** Bytes up to `end` are on disk from `at`: the file holds them once every write before them is done too. */
+  private wrote(at: number, end: number): void {
+    this.finished.set(at, end);
+    const before = this.position;
+    for (let next = this.finished.get(this.nextAt); next !== undefined; next = this.finished.get(this.nextAt)) {
+      this.finished.delete(this.nextAt);
+      this.position = this.nextAt = next;
+    }
+    if (this.position !== before) this.written();
   }
 
   private done(index: number): void {
