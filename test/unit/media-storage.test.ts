@@ -225,7 +225,7 @@ describe('folder store direct writes', () => {
     }
   });
 
-  it('probes a folder once for good, and again after a failure that may pass', async () => {
+  it('probes with a one-page direct write (taken here; a missing folder, a failure that may pass), and says when configured off', async () => {
     const t = folderStore({ checkpointEveryMs: 0 });
     try {
       expect(await probeDirectWrite(t.root)).toEqual({ taken: true });
