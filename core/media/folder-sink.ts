@@ -206,12 +206,6 @@ class PageCacheOutput implements FileOutput {
 }
 
 /**
- * Slots of shared memory written around the page cache, in order, WRITES_IN_FLIGHT at a time, and
- * hashed in place by the hashing thread meanwhile. A slot is filled again once both are done with
- * it. Only the last slot is short; its write is padded to the alignment, and the file cut back
- * after it.
- */
-/**
  * Direct writes of one file running at once. With one, the disk waited between two writes for the
  * main thread to see the first one end, and it sees that late while it copies chunks in; a second
  * write already queued keeps the disk busy. More would take more of libuv's pool (four threads, also
@@ -219,6 +213,12 @@ class PageCacheOutput implements FileOutput {
  */
 const WRITES_IN_FLIGHT = 2;
 
+/**
+ * Slots of shared memory written around the page cache, in order, WRITES_IN_FLIGHT at a time, and
+ * hashed in place by the hashing thread meanwhile. A slot is filled again once both are done with
+ * it. Only the last slot is short; its write is padded to the alignment, and the file cut back
+ * after it.
+ */
 class DirectOutput implements FileOutput {
   position: number;
   private readonly hash: FollowedFileSha256;
