@@ -10,7 +10,7 @@
  * (folder-sink.ts), so the memory, and what it adds to the resident size once used, stays bounded.
  */
 
-/** Alignment of a direct write's memory, file offset and length: a page, which covers every block size in use. */
+/** Alignment of a direct write's memory, file offset and length: a page, which covers disks of 512-byte and 4 KiB blocks. */
 export const DIRECT_ALIGN = 4096;
 
 /** Bytes per slot: one write to the disk, one message to the hashing thread. */
