@@ -2,7 +2,8 @@
  * Media under one local folder: the embedded default. Writes land under a temporary name and are
  * renamed into place, so a reader never sees half a file. Only one machine's processes can share
  * it, which is why every multi-process deployment uses the S3 store instead. Writes go around the
- * page cache when the folder's file system takes that (folder-sink.ts), found out once by a probe.
+ * page cache when the folder's file system takes that (direct-file-output.ts), found out once by a
+ * probe.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -16,7 +17,8 @@ import {
   FOLDER_CHECKPOINT_EVERY_MS,
   type FolderResumableSettings,
 } from './folder-resumable-write';
-import { probeDirectWrite, writeAfter } from './folder-sink';
+import { probeDirectWrite } from './direct-file-output';
+import { writeAfter } from './folder-sink';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
 import { checkedKey, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 

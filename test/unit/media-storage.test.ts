@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { probeDirectWrite } from '../../core/media/folder-sink';
+import { probeDirectWrite } from '../../core/media/direct-file-output';
 import { currentBootId, partialFileOf, type FolderResumableSettings } from '../../core/media/folder-resumable-write';
 import { FolderMediaStore, type FolderWriteSettings } from '../../core/media/folder-store';
 import type { ResumePoint } from '../../core/media/resumable-write';
