@@ -3,13 +3,15 @@
  * defaults (PGlite, a Temporal dev server, the sandbox) unless configuration points elsewhere;
  * separate roles require their real dependencies to be configured.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { UsageError } from './usage-error';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { LISTEN_BACKLOG } from '../core/net/listen-backlog';
+import { isLoopbackAddress } from '../core/net/address-policy';
 import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
-import { REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
+import { PLATFORM_SETTINGS, REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
 import { buildApp, coreReadiness } from '../gateway/app';
 import { SealedBox } from '../core/crypto/sealed-box';
 import { openDatabase, type Database } from '../core/db/client';
@@ -30,7 +32,7 @@ import { subscribeToPlatformWebhooks } from '../core/upstream/vplat/webhooks';
 import { restartTokenRefreshes } from '../core/temporal/restart-token-refreshes';
 import { tokenRefreshStarter } from '../core/temporal/token-refresh';
 import { createUpstream, type Upstream } from '../core/upstream';
-import { resolveUpstream, type UpstreamSettings } from '../core/upstream/settings';
+import { resolveUpstream, SANDBOX_APP, type UpstreamSettings } from '../core/upstream/settings';
 import { EventHub } from '../core/events/event-hub';
 import type { EventRecorder } from '../core/events/recorder';
 import { coreDepsFromConfig, eventRecorderFromConfig, tokenRefreshFromConfig, type LocalAddresses } from '../core/deps-from-config';
@@ -57,12 +59,66 @@ export function parseRoles(spec: string): { roles: Set<Role>; all: boolean } {
   return { roles, all: false };
 }
 
-/** The variables `roles` need on their own (REQUIRED_BY_ROLE) that are not set. */
-export function missingSettings(roles: Set<Role>, env: Env): string[] {
-  const needed = new Set([...roles].flatMap((role) => REQUIRED_BY_ROLE[role]));
+/**
+ * The embedded mode (`npm start`): every role in one process with no DATABASE_URL. Only there may
+ * local conveniences apply: the emulator standing in for the platforms, and http or loopback URLs.
+ */
+export function isEmbedded(all: boolean, env: Env): boolean {
+  return all && !env.DATABASE_URL;
+}
+
+/**
+ * The variables `roles` need (REQUIRED_BY_ROLE) that are not set. `--role all` embeds Postgres,
+ * Temporal and the secrets; outside the embedded mode it still needs the platforms' settings,
+ * since the emulator's credentials are public and would let anyone sign a platform event.
+ */
+export function missingSettings(roles: Set<Role>, env: Env, all = false): string[] {
+  const needed = new Set<keyof Env>(all ? [] : [...roles].flatMap((role) => REQUIRED_BY_ROLE[role]));
   // A gateway beside core calls it in memory.
   if (roles.has('core')) needed.delete('CORE_URL');
+  if (all && !isEmbedded(all, env)) for (const name of PLATFORM_SETTINGS) needed.add(name);
   return [...needed].filter((name) => env[name] === undefined);
+}
+
+/** Why a start-up with `missing` settings is refused, naming each of them. */
+function missingSettingsMessage(missing: string[], spec: string): string {
+  const platform = missing.filter((name) => (PLATFORM_SETTINGS as readonly string[]).includes(name));
+  const others = missing.filter((name) => !platform.includes(name));
+  const reasons: string[] = [];
+  if (others.length > 0) {
+    reasons.push(`${others.join(', ')} must be set for --role ${spec}; only --role all embeds Postgres, Temporal and the secrets`);
+  }
+  if (platform.length > 0) {
+    reasons.push(
+      `${platform.join(', ')} must be set for --role ${spec}: core and the worker call the official platforms and verify their webhooks, ` +
+        'and only the embedded mode (npm start: --role all without DATABASE_URL) lets the sandbox emulator stand in for them ' +
+        '(to use an emulator elsewhere, point these at it; see docs/operating.md)',
+    );
+  }
+  return reasons.join('\n');
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || (isIP(host) !== 0 && isLoopbackAddress(host));
+}
+
+/**
+ * The emulator's app credentials are published in this repository: a process that trusts them
+ * accepts platform events anyone can sign. They are accepted only for an emulator on this machine.
+ */
+export function publicCredentialProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const published = [
+    ['VPLAT_APP_SECRET', env.VPLAT_APP_SECRET, SANDBOX_APP.vplatAppSecret, env.VPLAT_API_BASE],
+    ['SHOP_APP_SECRET', env.SHOP_APP_SECRET, SANDBOX_APP.shopAppSecret, env.SHOP_API_BASE],
+  ] as const;
+  for (const [name, value, emulatorValue, base] of published) {
+    if (value === emulatorValue && base && !isLoopbackUrl(base)) {
+      problems.push(`${name} is the sandbox emulator's published secret; it is accepted only for an emulator on a loopback address`);
+    }
+  }
+  return problems;
 }
 
 export interface Running {
@@ -114,7 +170,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
   let draining = false;
   // The embedded mode is local development: a receiver or a source on this machine works out of
   // the box. Private, link-local and metadata addresses stay refused whatever is set here.
-  const embedded = all && !env.DATABASE_URL;
+  const embedded = isEmbedded(all, env);
   const ctx: ProcessContext = {
     config,
     env,
@@ -139,17 +195,18 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
       }
     })());
 
-  // Only --role all embeds Postgres, Temporal and the secrets; every other lack is named at once.
-  const missing = all ? [] : missingSettings(roles, env);
-  if (missing.length > 0) {
-    throw new UsageError(`${missing.join(', ')} must be set for --role ${spec}; only --role all embeds Postgres, Temporal and the secrets`);
-  }
+  // Every lack is named at once, before anything starts.
+  const missing = missingSettings(roles, env, all);
+  if (missing.length > 0) throw new UsageError(missingSettingsMessage(missing, spec));
+  const unsafe = roles.has('core') || roles.has('worker') ? publicCredentialProblems(env) : [];
+  if (unsafe.length > 0) throw new UsageError(unsafe.join('\n'));
 
   try {
     // Core and worker are the roles with state: both need Postgres and Temporal.
     const stores = roles.has('core') || roles.has('worker') ? await openStores(ctx) : undefined;
     const sandboxUrl = roles.has('sandbox') ? await startSandboxRole(ctx) : undefined;
-    const stateful = stores ? statefulParts(ctx, stores, sandboxUrl) : undefined;
+    // The emulator in this process stands in for the platforms only in the embedded mode.
+    const stateful = stores ? statefulParts(ctx, stores, embedded ? sandboxUrl : undefined) : undefined;
     // Gateways write uploads and serve media URLs, core and workers read and remove. Checked now:
     // a store this process cannot use stops start-up rather than failing its first upload.
     const media = mediaStoreFromConfig(config);
@@ -246,12 +303,12 @@ async function openStores(ctx: ProcessContext): Promise<Pick<StatefulParts, 'dat
 function statefulParts(
   ctx: ProcessContext,
   stores: Pick<StatefulParts, 'database' | 'temporal'>,
-  sandboxUrl: string | undefined,
+  emulatorUrl: string | undefined,
 ): StatefulParts {
   const { env, config, closers, logger } = ctx;
   const { database, temporal } = stores;
   const key = env.VPS_ENCRYPTION_KEY ?? Buffer.from(readOrCreateSecret(config.dataDir, 'encryption-key', makeEncryptionKey), 'hex');
-  const upstreamSettings = resolveUpstream(env, sandboxUrl);
+  const upstreamSettings = resolveUpstream(env, emulatorUrl);
   const upstream = createUpstream(upstreamSettings);
   closers.push(() => upstream.close());
   let clientPromise: Promise<{ client: Client; close(): Promise<void> }> | undefined;

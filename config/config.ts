@@ -222,7 +222,7 @@ export const VARIABLES = {
     example: 'false',
   }),
   VPLAT_API_BASE: variable({
-    doc: "Origin of the short-video platform's Business API (paths /open_api/v1.3/… are appended); unset: the sandbox emulator",
+    doc: "Origin of the short-video platform's Business API (paths /open_api/v1.3/… are appended); required by core and the worker, except in the embedded mode (npm start), where unset means the sandbox emulator",
     parse: url(['http:', 'https:']),
     example: 'https://business-api.example.com',
   }),
@@ -233,7 +233,7 @@ export const VARIABLES = {
     example: '',
   }),
   SHOP_API_BASE: variable({
-    doc: "Origin of the shop platform's Open API (creator endpoints); unset: the sandbox emulator",
+    doc: "Origin of the shop platform's Open API (creator endpoints); required by core and the worker, except in the embedded mode (npm start), where unset means the sandbox emulator",
     parse: url(['http:', 'https:']),
     example: 'https://open-api.shop.example.com',
   }),
@@ -562,14 +562,28 @@ export const VARIABLES = {
   LOG_LEVEL: variable({ doc: 'fatal, error, warn, info, debug, trace or silent', parse: logLevel, fallback: 'info', example: 'info' }),
 } as const;
 
+/** Each platform's origin and the app credentials that go with it. */
+const PLATFORM_CREDENTIALS = [
+  ['VPLAT_API_BASE', ['VPLAT_APP_ID', 'VPLAT_APP_SECRET']],
+  ['SHOP_API_BASE', ['SHOP_APP_KEY', 'SHOP_APP_SECRET']],
+] as const;
+
+/**
+ * Where the official platforms are and the app's credentials there. Core verifies the platform's
+ * webhooks with VPLAT_APP_SECRET and both core and the worker call the platforms, so a process
+ * running either needs all of them, unless the emulator runs in that same process and stands in
+ * for the platforms (REQUIRED_BY_ROLE, and cli/serve.ts's missingSettings).
+ */
+export const PLATFORM_SETTINGS = PLATFORM_CREDENTIALS.flatMap(([base, credentials]) => [base, ...credentials]);
+
 /**
  * What each role needs configured when it runs on its own: `--role all` embeds Postgres, Temporal
  * and the secrets instead. VPS_ADMIN_TOKEN is optional for core (the AdminService then refuses
  * every call) but needed by any deployment that is operated, so docker-compose.yml sets it.
  */
 export const REQUIRED_BY_ROLE: Readonly<Record<Role, ReadonlyArray<keyof typeof VARIABLES>>> = {
-  core: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPS_ENCRYPTION_KEY'],
-  worker: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPS_ENCRYPTION_KEY'],
+  core: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPS_ENCRYPTION_KEY', ...PLATFORM_SETTINGS],
+  worker: ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'VPS_ENCRYPTION_KEY', ...PLATFORM_SETTINGS],
   gateway: ['CORE_URL'],
   sandbox: [],
 };
@@ -613,10 +627,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = proces
     }
   }
   // A real platform needs real app credentials; only the emulator has defaults of its own.
-  if (env.VPLAT_API_BASE && (!env.VPLAT_APP_ID || !env.VPLAT_APP_SECRET))
-    problems.push('VPLAT_APP_ID and VPLAT_APP_SECRET: required with VPLAT_API_BASE');
-  if (env.SHOP_API_BASE && (!env.SHOP_APP_KEY || !env.SHOP_APP_SECRET))
-    problems.push('SHOP_APP_KEY and SHOP_APP_SECRET: required with SHOP_API_BASE');
+  for (const [base, credentials] of PLATFORM_CREDENTIALS) {
+    if (!env[base]) continue;
+    for (const name of credentials) if (!env[name]) problems.push(`${name}: required with ${base}`);
+  }
   if (env.TEMPORAL_TLS_CERT_PATH && !env.TEMPORAL_TLS_KEY_PATH)
     problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH');
   if (env.MEDIA_STORE === 's3' && !env.MEDIA_S3_BUCKET) problems.push('MEDIA_S3_BUCKET: required with MEDIA_STORE=s3');

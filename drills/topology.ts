@@ -20,7 +20,7 @@ import { AdminService } from '../gen/vps/admin/v1/admin_pb';
 import { Track } from '../gen/vps/seat/v1/seat_pb';
 import { freePort, startTemporalDevServer, type DevServer } from '../core/embedded/temporal-dev-server';
 import { createUpstream } from '../core/upstream';
-import { SANDBOX_APP, SANDBOX_AUTHORIZE_PATHS } from '../core/upstream/settings';
+import { emulatorPlatformEnv, SANDBOX_APP, SANDBOX_AUTHORIZE_PATHS } from '../core/upstream/settings';
 import { subscribeToPlatformWebhooks } from '../core/upstream/vplat/webhooks';
 import { UPSTREAM_WEBHOOK_PATH } from '../gateway/routes/upstream-webhooks';
 import { startMediaServer, type MediaServer } from '../test/helpers/receivers';
@@ -226,6 +226,8 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       ...s3Env(s3, s3.bucket),
       VPS_ALLOW_INSECURE_WEBHOOK_URLS: 'true',
       VPS_ALLOW_INSECURE_SOURCE_URLS: 'true',
+      // The emulator is a role of its own here, so the others are pointed at it as at a platform.
+      ...emulatorPlatformEnv(sandboxUrl),
       CORE_URL: coreUrl,
       CORE_PORT: String(ports.core),
       SANDBOX_PORT: String(ports.sandbox),

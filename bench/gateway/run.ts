@@ -27,6 +27,7 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { openDatabase } from '../../core/db/client';
+import { emulatorPlatformEnv } from '../../core/upstream/settings';
 import { generateApiKey } from '../../core/crypto/api-keys';
 import * as seatsRepo from '../../core/db/repositories/seats';
 import * as tenancy from '../../core/db/repositories/tenancy';
@@ -119,6 +120,8 @@ async function startProductionApi(databaseUrl: string): Promise<{ child: ChildPr
       OPS_PORT: '0',
       LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'info',
       RATE_LIMIT_PER_MINUTE: '1000000000',
+      // GET /v1/seats never calls the platforms; core refuses to start without their settings.
+      ...emulatorPlatformEnv('http://127.0.0.1:9'),
     },
     stdio: ['ignore', out, out],
   });

@@ -15,6 +15,7 @@ import { openDatabase } from '../../core/db/client';
 import * as seatsRepo from '../../core/db/repositories/seats';
 import * as tenancy from '../../core/db/repositories/tenancy';
 import { sealCredentials } from '../../core/upstream/credentials';
+import { emulatorPlatformEnv } from '../../core/upstream/settings';
 import { freePorts, REPO_ROOT } from '../events-embedded/service';
 import { createBenchDatabase } from '../harness';
 
@@ -67,6 +68,9 @@ export async function startService(opts: {
     OPS_PORT: String(ops),
     SANDBOX_HOST: '127.0.0.1',
     SANDBOX_PORT: String(sandbox),
+    // With a DATABASE_URL this is not the embedded mode: the platforms are named, here the emulator
+    // that --role all runs in the same process.
+    ...emulatorPlatformEnv(`http://127.0.0.1:${sandbox}`),
     TEMPORAL_DEV_PORT: String(temporal),
     TEMPORAL_DEV_UI_PORT: String(temporalUi),
     // The remote fetch's source is a loopback server: what the embedded mode allows by default,

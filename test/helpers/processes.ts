@@ -1,6 +1,8 @@
 /** Runs `vps` (or npm) as a real child process, for tests of separate roles and of start-up. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
+import { emulatorPlatformEnv } from '../../core/upstream/settings';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -11,6 +13,12 @@ export interface ChildHandle {
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
+
+/**
+ * The platform settings of a child whose test never reaches the platforms: core and the worker
+ * refuse to start without them, and nothing listens on port 9 (discard) here.
+ */
+export const UNREACHABLE_PLATFORM_ENV: Readonly<Record<string, string>> = emulatorPlatformEnv('http://127.0.0.1:9');
 
 /** Environment of the test process minus what would point a child at the suite's own services. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -29,7 +37,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   ]) {
     delete env[name];
   }
-  for (const name of Object.keys(env)) if (name.startsWith('MEDIA_') || name === 'VPS_MEDIA_DIR') delete env[name];
+  for (const name of Object.keys(env)) if (/^(MEDIA_|VPLAT_|SHOP_)/.test(name) || name === 'VPS_MEDIA_DIR') delete env[name];
   // Children pick free ports for their ops servers, so several can run at once.
   return { ...env, LOG_LEVEL: 'warn', OPS_PORT: '0', ...extra };
 }
@@ -82,6 +90,13 @@ export function spawnChild(command: string, args: string[], env: NodeJS.ProcessE
       return code;
     },
   };
+}
+
+/** The exit code of a child that stops by itself (a refused start-up, say). */
+export async function exitOf(handle: ChildHandle): Promise<number | null> {
+  if (handle.child.exitCode !== null) return handle.child.exitCode;
+  const [code] = (await once(handle.child, 'exit')) as [number | null];
+  return code;
 }
 
 export function spawnVps(args: string[], env: NodeJS.ProcessEnv): ChildHandle {

@@ -7,7 +7,8 @@ import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import type { RunningWorker } from '../../worker/worker';
 import type { SandboxSettings } from '../../sandbox/context';
 import { startTestSandbox, type TestSandbox } from './sandbox';
-import { cleanEnv } from './processes';
+import { emulatorPlatformEnv } from '../../core/upstream/settings';
+import { cleanEnv, UNREACHABLE_PLATFORM_ENV } from './processes';
 import { requiredEnv, startStack, startStackWorker, type Stack, type Tenant } from './stack';
 
 export interface WorkingStack {
@@ -85,15 +86,20 @@ export async function bindSandboxSeat(
 
 /**
  * The environment of a `vps serve --role worker` child on the working stack's queue, database,
- * credentials key and media store (the test's own settings in `extra`).
+ * credentials key, media store and emulator (the test's own settings in `extra`).
  */
-export function childWorkerEnv(env: Pick<WorkingStack, 'stack' | 'taskQueue'>, extra: Record<string, string>): NodeJS.ProcessEnv {
+export function childWorkerEnv(
+  env: Pick<WorkingStack, 'stack' | 'taskQueue'> & { sb?: Pick<TestSandbox, 'url'> },
+  extra: Record<string, string>,
+): NodeJS.ProcessEnv {
   return cleanEnv({
     DATABASE_URL: requiredEnv('TEST_DATABASE_URL'),
     TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
     TEMPORAL_TASK_QUEUE: env.taskQueue,
     VPS_ENCRYPTION_KEY: env.stack.encryptionKey.toString('hex'),
     ...env.stack.mediaEnv,
+    // The stack's emulator, or a platform nobody listens on for a test that has none.
+    ...(env.sb ? emulatorPlatformEnv(env.sb.url) : UNREACHABLE_PLATFORM_ENV),
     LOG_LEVEL: 'info',
     ...extra,
   });

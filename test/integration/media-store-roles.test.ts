@@ -5,17 +5,10 @@
  */
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
+import { cleanEnv, exitOf, spawnVps, UNREACHABLE_PLATFORM_ENV, type ChildHandle } from '../helpers/processes';
 import { eventually } from '../helpers/receivers';
 import { requiredEnv } from '../helpers/stack';
 import { adminS3Client, testS3 } from '../helpers/minio-server';
-
-async function exitOf(handle: ChildHandle): Promise<number | null> {
-  if (handle.child.exitCode !== null) return handle.child.exitCode;
-  const [code] = (await once(handle.child, 'exit')) as [number | null];
-  return code;
-}
 
 describe('the media store at start-up and in the background', () => {
   const children: ChildHandle[] = [];
@@ -58,6 +51,7 @@ describe('the media store at start-up and in the background', () => {
           TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
           TEMPORAL_TASK_QUEUE: `vps-sweep-${process.pid}-${Date.now()}`,
           VPS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+          ...UNREACHABLE_PLATFORM_ENV,
           MEDIA_S3_ORPHAN_AGE_MS: '1',
           MEDIA_S3_SWEEP_INTERVAL_MS: '500',
           LOG_LEVEL: 'info',

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import { call } from '../helpers/http';
-import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
+import { cleanEnv, spawnVps, UNREACHABLE_PLATFORM_ENV, type ChildHandle } from '../helpers/processes';
 import { eventually, receiverPool } from '../helpers/receivers';
 import { SseReader, type SseBlock } from '../helpers/sse';
 import {
@@ -82,6 +82,7 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
       VPS_ADMIN_TOKEN: `obs-admin-${randomBytes(16).toString('hex')}`,
       VPS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       TEMPORAL_TASK_QUEUE: `vps-observability-${process.pid}-${Date.now()}`,
+      ...UNREACHABLE_PLATFORM_ENV,
       VPS_MEDIA_DIR: mediaDir,
       VPS_ALLOW_INSECURE_WEBHOOK_URLS: 'true',
       DELIVERY_RETRY_SCHEDULE_MS: '200,400',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import { call, type Envelope } from '../helpers/http';
-import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
+import { cleanEnv, spawnVps, UNREACHABLE_PLATFORM_ENV, type ChildHandle } from '../helpers/processes';
 import { createTenant, requiredEnv, startStack, type Stack } from '../helpers/stack';
 
 /**
@@ -99,6 +99,7 @@ describe('rate limit', () => {
         VPS_ADMIN_TOKEN: `proc-admin-${randomBytes(16).toString('hex')}`,
         VPS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
         TEMPORAL_TASK_QUEUE: 'vps-rate-limit-test',
+        ...UNREACHABLE_PLATFORM_ENV,
       };
       const [corePort, gatewayAPort, gatewayBPort, coreBPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
       const core = spawnVps(['serve', '--role', 'core'], cleanEnv({ ...shared, CORE_PORT: String(corePort) }));

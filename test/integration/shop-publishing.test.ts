@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import { getShopProducts, postVideo } from '../../core/upstream/shop/content';
-import { SANDBOX_APP } from '../../core/upstream/settings';
 import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { spawnVps } from '../helpers/processes';
@@ -190,17 +189,7 @@ describe('shop track publishing', () => {
     // The post is made by a worker in a process of its own, which is killed while the shop takes
     // 3 s to answer: the shop accepts the post, and no record update ever happens.
     await env.worker.stop();
-    const child = spawnVps(
-      ['serve', '--role', 'worker'],
-      childWorkerEnv(env, {
-        VPLAT_API_BASE: env.sb.url,
-        VPLAT_APP_ID: SANDBOX_APP.vplatAppId,
-        VPLAT_APP_SECRET: SANDBOX_APP.vplatAppSecret,
-        SHOP_API_BASE: env.sb.url,
-        SHOP_APP_KEY: SANDBOX_APP.shopAppKey,
-        SHOP_APP_SECRET: SANDBOX_APP.shopAppSecret,
-      }),
-    );
+    const child = spawnVps(['serve', '--role', 'worker'], childWorkerEnv(env, {}));
     try {
       await child.waitFor(/worker polling/, 60_000);
       await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', count: 1, hangMs: 3_000, platform: 'shop', pathPrefix: POSTS });

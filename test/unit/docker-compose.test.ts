@@ -11,7 +11,15 @@ import { VARIABLES, type Role } from '../../config/config';
 import { missingSettings, parseRoles } from '../../cli/serve';
 
 const REPO = path.resolve(__dirname, '..', '..');
-const SECRETS = { VPS_ADMIN_TOKEN: 'compose-test-admin', VPS_ENCRYPTION_KEY: 'ab'.repeat(32) };
+const PLATFORMS = {
+  VPLAT_API_BASE: 'https://business-api.example.com',
+  VPLAT_APP_ID: 'compose-test-app',
+  VPLAT_APP_SECRET: 'compose-test-app-secret',
+  SHOP_API_BASE: 'https://open-api.shop.example.com',
+  SHOP_APP_KEY: 'compose-test-shop-app',
+  SHOP_APP_SECRET: 'compose-test-shop-secret',
+};
+const SECRETS = { VPS_ADMIN_TOKEN: 'compose-test-admin', VPS_ENCRYPTION_KEY: 'ab'.repeat(32), ...PLATFORMS };
 
 interface Service {
   image?: string;
@@ -19,7 +27,7 @@ interface Service {
   entrypoint?: string[];
   environment?: Record<string, string>;
   healthcheck?: { test: string[] };
-  ports?: Array<{ published: number; target: number }>;
+  ports?: Array<{ published: number; target: number; host_ip?: string } | string>;
   depends_on?: Record<string, { condition: string }>;
   volumes?: Array<string | { source?: string; target: string }>;
 }
@@ -63,6 +71,32 @@ describe('docker-compose.yml', () => {
     expect(missing.stderr).toContain('set VPS_ADMIN_TOKEN');
   });
 
+  it("refuses to start without each of the platforms' settings, so no role trusts the emulator's public secret", () => {
+    for (const name of Object.keys(PLATFORMS)) {
+      // Compose's `:?` refuses an empty value as it refuses an unset one.
+      const missing = composeConfig({ ...SECRETS, [name]: '' });
+      expect({ name, refused: missing.status !== 0 }).toEqual({ name, refused: true });
+      expect(missing.stderr).toContain(`set ${name}`);
+    }
+    for (const [name, service] of ours()) {
+      for (const setting of Object.keys(PLATFORMS)) {
+        expect({ name, setting, value: service.environment?.[setting] }).toEqual({
+          name,
+          setting,
+          value: PLATFORMS[setting as keyof typeof PLATFORMS],
+        });
+      }
+    }
+  });
+
+  it("publishes the Temporal UI on the host's loopback only, and read-only", () => {
+    const ui = services['temporal-ui']!;
+    expect(ui.environment?.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
+    // Compose writes a port either as a string (host_ip:published:target/protocol) or as an object.
+    const hostIps = (ui.ports ?? []).map((p) => (typeof p === 'string' ? (/^([\d.]+):\d+:\d+/.exec(p)?.[1] ?? '') : (p.host_ip ?? '')));
+    expect(hostIps).toEqual(['127.0.0.1']);
+  });
+
   it('runs gateway and core together as the api, and the workers apart, beside Postgres, Temporal, its UI and MinIO', () => {
     expect(Object.keys(services).sort()).toEqual(['api', 'minio', 'minio-buckets', 'postgres', 'temporal', 'temporal-ui', 'worker']);
     expect(Object.fromEntries(ours().map(([name, s]) => [name, [...rolesOf(s)].sort()]))).toEqual({
@@ -91,7 +125,8 @@ describe('docker-compose.yml', () => {
     // Internal callers reach core's Connect server on the api's address; nothing publishes it.
     expect(env.CORE_HOST).toBe('0.0.0.0');
     expect(api.ports).toEqual([expect.objectContaining({ target: Number(env.PORT) })]);
-    for (const [, s] of Object.entries(services)) expect((s.ports ?? []).map((p) => p.target)).not.toContain(Number(env.CORE_PORT));
+    const targets = (s: Service) => (s.ports ?? []).map((p) => (typeof p === 'string' ? Number(/:(\d+)(\/\w+)?$/.exec(p)?.[1]) : p.target));
+    for (const [, s] of Object.entries(services)) expect(targets(s)).not.toContain(Number(env.CORE_PORT));
   });
 
   it('checks readiness on the ports the code listens on, after what each role depends on', () => {
