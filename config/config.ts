@@ -504,6 +504,24 @@ export const VARIABLES = {
     fallback: 15_000,
     example: '15000',
   }),
+  SSE_MAX_STREAMS_PER_KEY: variable({
+    doc: 'Open event streams (GET /v1/events/stream) one API key or console session may hold at once, across every instance; one more is refused with 2002',
+    parse: positiveInt,
+    fallback: 5,
+    example: '5',
+  }),
+  SSE_MAX_STREAMS_PER_CUSTOMER: variable({
+    doc: 'Open event streams all keys and console sessions of one customer may hold at once, across every instance',
+    parse: positiveInt,
+    fallback: 20,
+    example: '20',
+  }),
+  SSE_STREAM_LEASE_MS: variable({
+    doc: "How long an open stream's slot outlives its last renewal (renewed every third of it): the longest a crashed process keeps its streams' slots taken",
+    parse: positiveInt,
+    fallback: 30_000,
+    example: '30000',
+  }),
   TOKEN_REFRESH_MARGIN_S: variable({
     doc: "Refresh a seat's upstream access token this many seconds before it expires",
     parse: positiveInt,

@@ -11,6 +11,7 @@ import type { SealedBox } from './crypto/sealed-box';
 import type { Database } from './db/client';
 import type { EventHub } from './events/event-hub';
 import { EventRecorder } from './events/recorder';
+import { StreamLeases } from './events/stream-leases';
 import { watchEvents } from './events/watch-events';
 import type { Logger } from './logger';
 import type { TokenSigner } from './media/signed-tokens';
@@ -71,6 +72,16 @@ export function tokenRefreshFromConfig(config: Config): CoreDeps['tokenRefresh']
 export function coreDepsFromConfig(config: Config, runtime: CoreRuntime): CoreDeps {
   const env = config.env;
   const { database, hub } = runtime;
+  // One per core: it renews the leases of all of this core's streams together.
+  const leases = new StreamLeases({
+    db: database.db,
+    logger: runtime.logger,
+    settings: {
+      perCredential: env.SSE_MAX_STREAMS_PER_KEY,
+      perCustomer: env.SSE_MAX_STREAMS_PER_CUSTOMER,
+      leaseMs: env.SSE_STREAM_LEASE_MS,
+    },
+  });
   return {
     db: database.db,
     logger: runtime.logger,
@@ -84,8 +95,8 @@ export function coreDepsFromConfig(config: Config, runtime: CoreRuntime): CoreDe
     events: runtime.events,
     vplatApp: runtime.vplatApp,
     secretGraceMs: env.WEBHOOK_SECRET_GRACE_MS,
-    watchEvents: (principal, req, signal) =>
-      watchEvents({ db: database.db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS }, principal, req, signal),
+    watchEvents: (principal, req, signal, credential) =>
+      watchEvents({ db: database.db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS, leases }, principal, req, signal, credential),
     upstream: runtime.upstream,
     media: runtime.media,
     signer: runtime.signer,

@@ -12,12 +12,15 @@ import { ApiError } from '../errors';
 import type { EventHub } from './event-hub';
 import { checkPatterns } from './event-types';
 import { toEventMessage } from './present';
+import type { StreamCredential, StreamLeases } from './stream-leases';
 
 export interface WatchEventsDeps {
   db: Db;
   hub: EventHub;
   /** A message with no event is sent after this long without one (SSE_HEARTBEAT_MS). */
   heartbeatMs: number;
+  /** The cap on open streams; without it (tests of the stream alone) streams are not counted. */
+  leases?: StreamLeases;
 }
 
 /**
@@ -41,17 +44,22 @@ const PAGE_SIZE = 100;
  * Messages, in this order: one without an event as soon as the stream is live (so a caller knows
  * the request was accepted and can commit its own response; every refusal comes before it), then
  * the events stored after `after_event_id`, then each new event, with a message without an event
- * after `heartbeatMs` of silence. Ends, without an error, when `signal` aborts.
+ * after `heartbeatMs` of silence. Ends, without an error, when `requestSignal` aborts.
  *
  * An `after_event_id` that is not one of the caller's events is 1005, not "replay everything" nor
  * "replay nothing": a client resuming from an id it got somewhere else (another account, a purged
  * log) must learn that it cannot resume, and reconcile through GET /v1/events instead.
+ *
+ * The stream takes a lease under the caps on open streams after those checks and before its first
+ * message (2002 beyond a cap), and holds it until it ends; it ends early, without an error, if the
+ * lease lapses, since its slot may then be another stream's.
  */
 export async function* watchEvents(
   deps: WatchEventsDeps,
   principal: CustomerPrincipal,
   req: WatchEventsRequest,
-  signal: AbortSignal,
+  requestSignal: AbortSignal,
+  credential: StreamCredential = { apiKeyId: principal.apiKeyId },
 ): AsyncGenerator<WatchEventsMessage> {
   const { customerId } = principal;
   checkPatterns(req.types, 'types');
@@ -74,6 +82,23 @@ export async function* watchEvents(
     cursor = after.position;
   }
 
+  const lease = await deps.leases?.acquire(customerId, credential);
+  try {
+    yield* follow(deps, customerId, { types, cursor, resumeId }, lease ? AbortSignal.any([requestSignal, lease.lost]) : requestSignal);
+  } finally {
+    await lease?.release();
+  }
+}
+
+/** The live part of watchEvents, from the subscription on. */
+async function* follow(
+  deps: WatchEventsDeps,
+  customerId: string,
+  start: { types: string[]; cursor: number | undefined; resumeId: string },
+  signal: AbortSignal,
+): AsyncGenerator<WatchEventsMessage> {
+  const { types } = start;
+  let { cursor, resumeId } = start;
   let stale = true;
   let wake: (() => void) | undefined;
   /** A credential of the customer was withdrawn: a heartbeat now makes the caller check this stream's. */

@@ -22,6 +22,7 @@ import { ApiError, invalidField } from '../errors';
 import { checkPatterns } from '../events/event-types';
 import { toEventMessage } from '../events/present';
 import type { EventRecorder } from '../events/recorder';
+import type { StreamCredential } from '../events/stream-leases';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -69,6 +70,8 @@ export type WatchEvents = (
   principal: ReturnType<typeof customerOf>,
   req: WatchEventsRequest,
   signal: AbortSignal,
+  /** What the stream counts against under the per-credential cap. */
+  credential: StreamCredential,
 ) => AsyncIterable<{ event?: ReturnType<typeof toEventMessage> }>;
 
 export class EventHandlers implements ServiceImpl<typeof EventService> {
@@ -156,6 +159,6 @@ export class EventHandlers implements ServiceImpl<typeof EventService> {
     const principal = customerOf(ctx);
     const session = ctx.values.get(consoleSessionKey);
     const credential = session ? { sessionId: session.sessionId } : { apiKeyId: principal.apiKeyId };
-    return whileAdmitted(this.deps.watch(principal, req, ctx.signal), () => credentialAdmitted(this.deps.db, credential));
+    return whileAdmitted(this.deps.watch(principal, req, ctx.signal, credential), () => credentialAdmitted(this.deps.db, credential));
   }
 }

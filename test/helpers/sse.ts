@@ -64,11 +64,25 @@ export class SseReader {
     }
   }
 
+  /** The rest of the body as text: for an answer that is not a stream (a refusal's envelope). */
+  async text(ms = 5_000): Promise<string> {
+    let text = '';
+    for (;;) {
+      const chunk = await within(ms, 'the response body', this.reader.read());
+      if (chunk.done) return text + this.decoder.decode();
+      text += this.decoder.decode(chunk.value, { stream: true });
+    }
+  }
+
   /** Leaves, as a client that goes away does. */
   async cancel(): Promise<void> {
     if (this.agent.closed) return;
-    await this.reader.cancel();
-    await this.agent.close();
+    try {
+      await this.reader.cancel();
+    } finally {
+      // A stream the server cut off rejects the cancel; its pool is closed all the same.
+      await this.agent.close();
+    }
   }
 }
 

@@ -132,6 +132,11 @@ export async function startStack(
     tokenRefresh?: { marginSeconds: number; minIntervalMs: number; retryAfterRefusalMs?: number };
     delivery?: { retryScheduleMs: number[]; attemptTimeoutMs: number };
     sseHeartbeatMs?: number;
+    /**
+     * The caps on open event streams and their lease. Suites that are not about the caps open many
+     * streams with one key in quick succession, so the stack's caps are far above production's.
+     */
+    sseStreams?: { perKey?: number; perCustomer?: number; leaseMs?: number };
     secretGraceMs?: number;
     disableEndpointAfterMs?: number;
     maxInFlightPerEndpoint?: number;
@@ -195,6 +200,9 @@ export async function startStack(
       RATE_LIMIT_PER_MINUTE: String(opts.ratePerMinute ?? 60),
       WEBHOOK_SECRET_GRACE_MS: String(opts.secretGraceMs ?? 86_400_000),
       SSE_HEARTBEAT_MS: String(opts.sseHeartbeatMs ?? 15_000),
+      SSE_MAX_STREAMS_PER_KEY: String(opts.sseStreams?.perKey ?? 1_000),
+      SSE_MAX_STREAMS_PER_CUSTOMER: String(opts.sseStreams?.perCustomer ?? 1_000),
+      SSE_STREAM_LEASE_MS: String(opts.sseStreams?.leaseMs ?? 30_000),
     });
     const core = createCore({
       ...coreDepsFromConfig(config, {

@@ -97,3 +97,23 @@ export const deliveryAttempts = pgTable(
   },
   (t) => [uniqueIndex('delivery_attempts_key').on(t.deliveryId, t.attempt)],
 );
+
+/**
+ * One row per open event stream (GET /v1/events/stream), whichever core serves it: the count of a
+ * key's and a customer's streams that every instance checks before opening another. The core
+ * serving a stream renews its lease while the stream is open; a lease whose core died lapses at
+ * `expires_at` by itself, so a crashed process holds its streams' slots for one lease at most.
+ */
+export const eventStreamLeases = pgTable(
+  'event_stream_leases',
+  {
+    id: text('id').primaryKey(),
+    customerId: text('customer_id').notNull(),
+    /** The stream's credential: `key:<api key id>` or `session:<console session id>`. */
+    credential: text('credential').notNull(),
+    /** Set from the database clock, so every instance judges expiry by the same clock. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('event_stream_leases_customer_idx').on(t.customerId), index('event_stream_leases_expires_idx').on(t.expiresAt)],
+);
