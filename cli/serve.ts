@@ -460,6 +460,7 @@ async function startGatewayRole(
     temporalNamespace: env.TEMPORAL_NAMESPACE,
     metrics: ctx.metrics,
     draining: ctx.isDraining,
+    trustedProxies: env.VPS_TRUSTED_PROXIES,
   });
   // With core in this process, core's own readiness already covers what the gateway depends on.
   if (!ctx.roles.has('core')) ctx.readiness.push(() => coreReadiness(opts.transport));

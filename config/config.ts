@@ -3,6 +3,7 @@
  * parsed at start into a frozen Config and passed down. Nothing else reads process.env.
  * `.env.example` is checked against this table by a unit test.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_TASK_QUEUE } from '../workflows/shared';
 
@@ -104,6 +105,21 @@ const partSize: Parser<number> = (raw) => {
   if (n < 5 * 1024 * 1024) throw new Error('must be at least 5242880 (5 MiB), the smallest part S3 accepts');
   return n;
 };
+const addressList: Parser<string[]> = (raw) => {
+  const parts = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const part of parts) {
+    const [address = '', prefix, ...rest] = part.split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (version === 0 || !prefixOk || rest.length > 0)
+      throw new Error(`must be IP addresses or CIDR ranges, comma-separated (${JSON.stringify(part)} is neither)`);
+  }
+  return parts;
+};
 const logLevel: Parser<string> = (raw) => {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(raw)) {
     throw new Error('must be one of fatal, error, warn, info, debug, trace, silent');
@@ -118,6 +134,12 @@ export const VARIABLES = {
     doc: 'Public origin of the gateway, used in printed and signed URLs (default http://localhost:PORT)',
     parse: url(['http:', 'https:']),
     example: 'https://api.example.com',
+  }),
+  VPS_TRUSTED_PROXIES: variable({
+    doc: "Reverse proxies (IP addresses or CIDR ranges, comma-separated) whose X-Forwarded-For the gateway believes for the client's address; unset, the connection's own address is the client's",
+    parse: addressList,
+    fallback: [],
+    example: '10.0.0.0/8',
   }),
   CORE_HOST: variable({ doc: 'Address the core Connect server listens on', parse: str, fallback: '127.0.0.1', example: '0.0.0.0' }),
   CORE_PORT: variable({ doc: 'Core Connect server port (0 picks a free one)', parse: port, fallback: 8081, example: '8081' }),
@@ -210,6 +232,36 @@ export const VARIABLES = {
     parse: positiveInt,
     fallback: 604_800_000,
     example: '604800000',
+  }),
+  CONSOLE_SIGN_IN_ADDRESS_FAILURES: variable({
+    doc: 'Failed console sign-ins one client address (an IPv6 /64) may make in a burst, across every instance; then one more per CONSOLE_SIGN_IN_ADDRESS_REFILL_MS. A right password clears them',
+    parse: positiveInt,
+    fallback: 10,
+    example: '10',
+  }),
+  CONSOLE_SIGN_IN_ADDRESS_REFILL_MS: variable({
+    doc: "How often an address that spent its burst of failed sign-ins gets one more try (the address's Retry-After at most)",
+    parse: positiveInt,
+    fallback: 60_000,
+    example: '60000',
+  }),
+  CONSOLE_SIGN_IN_ACCOUNT_FAILURES: variable({
+    doc: 'Failed sign-ins to one account (e-mail) in a burst from addresses it was never signed in to from, across every instance',
+    parse: positiveInt,
+    fallback: 10,
+    example: '10',
+  }),
+  CONSOLE_SIGN_IN_ACCOUNT_REFILL_MS: variable({
+    doc: "How often an account that met its burst gets one more try from a new address (the account's Retry-After at most)",
+    parse: positiveInt,
+    fallback: 15_000,
+    example: '15000',
+  }),
+  CONSOLE_SIGN_IN_MAX_HASHES: variable({
+    doc: 'Console password checks one core process runs at once; a sign-in beyond them is refused at once with 2002 and Retry-After: 1',
+    parse: positiveInt,
+    fallback: 2,
+    example: '2',
   }),
   VPS_ALLOW_INSECURE_WEBHOOK_URLS: variable({
     doc: 'Accept http and loopback webhook URLs (local development and tests); private, link-local and metadata addresses stay refused. Unset: on in the embedded mode (--role all without DATABASE_URL), off otherwise',

@@ -129,6 +129,13 @@ export function coreDepsFromConfig(config: Config, runtime: CoreRuntime): CoreDe
       },
     },
     consoleSessions: { ttlMs: env.CONSOLE_SESSION_TTL_MS, maxAgeMs: env.CONSOLE_SESSION_MAX_AGE_MS },
+    signIn: {
+      throttle: {
+        address: { burst: env.CONSOLE_SIGN_IN_ADDRESS_FAILURES, refillMs: env.CONSOLE_SIGN_IN_ADDRESS_REFILL_MS },
+        account: { burst: env.CONSOLE_SIGN_IN_ACCOUNT_FAILURES, refillMs: env.CONSOLE_SIGN_IN_ACCOUNT_REFILL_MS },
+      },
+      maxHashes: env.CONSOLE_SIGN_IN_MAX_HASHES,
+    },
     ...(runtime.metrics ? { metrics: runtime.metrics } : {}),
   };
 }

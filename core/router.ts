@@ -40,7 +40,7 @@ import type { Logger } from './logger';
 import type { Resolver } from './net/address-policy';
 import { AdminHandlers } from './services/admin.service';
 import { AuthHandlers } from './services/auth.service';
-import { ConsoleHandlers } from './services/console.service';
+import { ConsoleHandlers, DEFAULT_SIGN_IN, type SignInSettings } from './services/console.service';
 import { ConsoleSeatHandlers } from './services/console-seat.service';
 import { DEFAULT_CONNECT_STATE_TTL_MS } from './seats/connect-state';
 import { DEFAULT_SESSION_LIFETIME, type SessionLifetime } from './db/repositories/console-sessions';
@@ -88,6 +88,8 @@ export interface CoreDeps {
   shop: { productCacheTtlMs: number; precheck: PrecheckSettings };
   /** Lifetime of console sessions (idle and absolute); DEFAULT_SESSION_LIFETIME when not given. */
   consoleSessions?: SessionLifetime;
+  /** The console sign-in throttle and the bound on password checks; DEFAULT_SIGN_IN when not given. */
+  signIn?: SignInSettings;
   /** How long a seat connect's OAuth state is accepted; DEFAULT_CONNECT_STATE_TTL_MS when not given. */
   seatConnectTtlMs?: number;
   /** The process's metrics; a private set when not given (nothing scrapes it then). */
@@ -121,7 +123,7 @@ export function createCore(deps: CoreDeps): Core {
     admin: new AdminHandlers({ ...binding, health }),
     auth: new AuthHandlers(),
     health: new HealthHandlers(probes),
-    console: new ConsoleHandlers({ db: deps.db, lifetime: sessionLifetime }),
+    console: new ConsoleHandlers({ db: deps.db, lifetime: sessionLifetime, signIn: deps.signIn ?? DEFAULT_SIGN_IN, logger: deps.logger }),
     seats: new SeatHandlers({ db: deps.db }),
     consoleSeats: new ConsoleSeatHandlers({
       ...binding,

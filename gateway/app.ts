@@ -43,6 +43,8 @@ export interface GatewayOptions {
   metrics?: Metrics;
   /** True once the process has begun to stop: /readyz answers 503 so traffic moves elsewhere. */
   draining?: () => boolean;
+  /** Proxies whose X-Forwarded-For names the client (VPS_TRUSTED_PROXIES); none: the connection's address is the client's. */
+  trustedProxies?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -64,6 +66,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     // Requests that arrive while it closes get the envelope instead (registerEnvelope).
     return503OnClosing: false,
     requestIdHeader: false,
+    trustProxy: opts.trustedProxies?.length ? [...opts.trustedProxies] : false,
     // A caller-supplied request id is kept when it is safe to log and echo; otherwise we make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

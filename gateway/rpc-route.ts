@@ -13,6 +13,7 @@ import { accessOf, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '
 import { ApiError } from '../core/errors';
 import { LONE_SURROGATE } from '../core/unstorable-text';
 import { CSRF_HEADER } from '../core/crypto/session-tokens';
+import { CLIENT_ADDRESS_HEADER } from '../core/net/client-address';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/interceptors/idempotency.interceptor';
 
 type StaticOf<T> = T extends TSchema ? Static<T> : unknown;
@@ -89,10 +90,13 @@ export function cookieOf(header: string | undefined, name: string): string | und
 /**
  * Headers a gateway passes to core: the caller's credential and the request id, if printable. The
  * credential is the Authorization header when there is one (it always wins); otherwise the console's
- * session cookie, as `Session <token>`, with the CSRF token core checks on writes.
+ * session cookie, as `Session <token>`, with the CSRF token core checks on writes. The caller's
+ * address is the connection's, or what a trusted proxy says (VPS_TRUSTED_PROXIES, Fastify's
+ * trustProxy); a header of that name sent by the caller is never passed on.
  */
 export function forwardedHeaders(req: FastifyRequest): Headers {
   const headers = new Headers({ 'x-request-id': req.id });
+  if (req.ip) headers.set(CLIENT_ADDRESS_HEADER, req.ip);
   const auth = req.headers.authorization;
   const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
   // A header with control or non-ASCII characters cannot be a valid key; send a placeholder

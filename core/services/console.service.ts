@@ -12,10 +12,15 @@ import { PASSWORD_MAX_LENGTH, verifyNothing, verifyPassword } from '../crypto/pa
 import { csrfTokenOf, generateSessionToken } from '../crypto/session-tokens';
 import type { Db } from '../db/client';
 import * as sessions from '../db/repositories/console-sessions';
+import { admitSignIn, recordSignInSuccess, sweepSignInRows } from '../db/repositories/sign-in-throttle';
 import * as tenancy from '../db/repositories/tenancy';
 import { ApiError, invalidField } from '../errors';
 import { consoleSessionKey, type ConsoleSessionContext } from '../interceptors/access.interceptor';
 import { toApiKey } from '../mappers/accounts';
+import type { Logger } from '../logger';
+import { addressGroup, CLIENT_ADDRESS_HEADER } from '../net/client-address';
+import { PasswordSlots } from '../sign-in/password-slots';
+import { throttleKeys, type Admission, type SignInThrottleSettings } from '../sign-in/throttle';
 import { issueApiKey } from './admin.service';
 
 // One message for an unknown e-mail and a wrong password, so the answer does not reveal accounts.
@@ -29,11 +34,36 @@ function sessionOf(ctx: HandlerContext): ConsoleSessionContext {
   return session;
 }
 
+/** How sign-ins are throttled (CONSOLE_SIGN_IN_* settings). */
+export interface SignInSettings {
+  throttle: SignInThrottleSettings;
+  /** Password checks one process runs at once; more are refused at once. */
+  maxHashes: number;
+}
+
+/** Used where no configuration is given (benchmarks); `vps serve` and the test stack pass their own. */
+export const DEFAULT_SIGN_IN: SignInSettings = {
+  throttle: { address: { burst: 10, refillMs: 60_000 }, account: { burst: 10, refillMs: 15_000 } },
+  maxHashes: 2,
+};
+
+function throttled(admission: Extract<Admission, { admitted: false }>): ApiError {
+  const what = admission.limitedBy.includes('address') ? 'from this address' : 'for this account from new addresses';
+  return new ApiError(2002, `too many failed sign-ins ${what}; retry after ${admission.retryAfterSeconds} s`, {
+    retryAfterSeconds: admission.retryAfterSeconds,
+  });
+}
+
 /** The console's own methods: signing in and out, and the customer's API keys. */
 export class ConsoleHandlers implements ServiceImpl<typeof ConsoleService> {
-  constructor(private readonly deps: { db: Db; lifetime: sessions.SessionLifetime }) {}
+  private readonly slots: PasswordSlots;
 
-  async signIn(req: SignInRequest) {
+  constructor(private readonly deps: { db: Db; lifetime: sessions.SessionLifetime; signIn: SignInSettings; logger: Logger }) {
+    this.slots = new PasswordSlots(deps.signIn.maxHashes);
+  }
+
+  async signIn(req: SignInRequest, ctx: HandlerContext) {
+    const { db, signIn } = this.deps;
     const email = req.email.trim();
     if (!email) throw invalidField('email', 'is required');
     if (!req.password) throw invalidField('password', 'is required');
@@ -42,9 +72,30 @@ export class ConsoleHandlers implements ServiceImpl<typeof ConsoleService> {
     // No password holds NUL (setting one refuses it), and scrypt's HMAC pads a short key with zero
     // bytes, so "secret\0" would otherwise derive the same key as "secret" and sign in.
     if (req.password.includes('\u0000')) throw new ApiError(1001, WRONG_CREDENTIALS);
-    const user = await tenancy.findUserByEmail(this.deps.db, email);
-    const matches = user?.passwordHash ? await verifyPassword(req.password, user.passwordHash) : await verifyNothing(req.password);
+    // Taken before the throttle's statement, so a burst is turned away without a database write.
+    const release = this.slots.tryTake();
+    if (!release) {
+      throw new ApiError(2002, 'too many sign-ins are being checked at this moment; retry after 1 s', { retryAfterSeconds: 1 });
+    }
+    const keys = throttleKeys(email, addressGroup(ctx.requestHeader.get(CLIENT_ADDRESS_HEADER)));
+    let drewAccount: boolean;
+    let user: tenancy.UserRow | undefined;
+    let matches: boolean;
+    try {
+      const admission = await admitSignIn(db, keys, signIn.throttle);
+      if (!admission.admitted) throw throttled(admission);
+      drewAccount = admission.drawsAccount;
+      user = await tenancy.findUserByEmail(db, email);
+      matches = user?.passwordHash ? await verifyPassword(req.password, user.passwordHash) : await verifyNothing(req.password);
+    } finally {
+      release();
+    }
+    await sweepSignInRows(db, signIn.throttle).catch((err: unknown) => {
+      // Left for the next sign-in's sweep: the rows only take space meanwhile.
+      this.deps.logger.warn({ err }, 'could not sweep old sign-in throttle rows');
+    });
     if (!user || !matches) throw new ApiError(1001, WRONG_CREDENTIALS);
+    await recordSignInSuccess(db, keys, signIn.throttle, drewAccount);
     // Only after the password: whether an account is disabled is not told to someone without it.
     if (user.disabledAt) throw new ApiError(1002, 'this user is disabled; contact your administrator');
     const { token, hash } = generateSessionToken();

@@ -137,6 +137,15 @@ export async function startStack(
      * streams with one key in quick succession, so the stack's caps are far above production's.
      */
     sseStreams?: { perKey?: number; perCustomer?: number; leaseMs?: number };
+    /**
+     * The console sign-in throttle. Every suite signs in from 127.0.0.1 against one database, so
+     * the stack's buckets are far larger than production's unless a test asks for its own.
+     */
+    signIn?: {
+      address?: { burst: number; refillMs: number };
+      account?: { burst: number; refillMs: number };
+      maxHashes?: number;
+    };
     secretGraceMs?: number;
     disableEndpointAfterMs?: number;
     maxInFlightPerEndpoint?: number;
@@ -203,6 +212,11 @@ export async function startStack(
       SSE_MAX_STREAMS_PER_KEY: String(opts.sseStreams?.perKey ?? 1_000),
       SSE_MAX_STREAMS_PER_CUSTOMER: String(opts.sseStreams?.perCustomer ?? 1_000),
       SSE_STREAM_LEASE_MS: String(opts.sseStreams?.leaseMs ?? 30_000),
+      CONSOLE_SIGN_IN_ADDRESS_FAILURES: String(opts.signIn?.address?.burst ?? 1_000),
+      CONSOLE_SIGN_IN_ADDRESS_REFILL_MS: String(opts.signIn?.address?.refillMs ?? 1_000),
+      CONSOLE_SIGN_IN_ACCOUNT_FAILURES: String(opts.signIn?.account?.burst ?? 1_000),
+      CONSOLE_SIGN_IN_ACCOUNT_REFILL_MS: String(opts.signIn?.account?.refillMs ?? 1_000),
+      CONSOLE_SIGN_IN_MAX_HASHES: String(opts.signIn?.maxHashes ?? 2),
     });
     const core = createCore({
       ...coreDepsFromConfig(config, {

@@ -179,3 +179,33 @@ describe('.env.example', () => {
     expect(committed).toBe(envExample());
   });
 });
+
+describe('the caps on event streams and the sign-in throttle', () => {
+  it('default to 5 streams a key, 20 a customer, 30 s leases, and the documented sign-in buckets', () => {
+    const { env } = loadConfig({}, CWD);
+    expect([env.SSE_MAX_STREAMS_PER_KEY, env.SSE_MAX_STREAMS_PER_CUSTOMER, env.SSE_STREAM_LEASE_MS]).toEqual([5, 20, 30_000]);
+    expect([env.CONSOLE_SIGN_IN_ADDRESS_FAILURES, env.CONSOLE_SIGN_IN_ADDRESS_REFILL_MS]).toEqual([10, 60_000]);
+    expect([env.CONSOLE_SIGN_IN_ACCOUNT_FAILURES, env.CONSOLE_SIGN_IN_ACCOUNT_REFILL_MS]).toEqual([10, 15_000]);
+    expect(env.CONSOLE_SIGN_IN_MAX_HASHES).toBe(2);
+    expect(env.VPS_TRUSTED_PROXIES).toEqual([]);
+  });
+
+  it('reads trusted proxies as addresses and CIDR ranges', () => {
+    const { env } = loadConfig({ VPS_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7,fd00::/8 ,::1' }, CWD);
+    expect(env.VPS_TRUSTED_PROXIES).toEqual(['10.0.0.0/8', '192.0.2.7', 'fd00::/8', '::1']);
+  });
+
+  it.each(['loadbalancer.internal', '10.0.0.0/33', '10.0.0.0/8/1', 'fd00::/129', '*'])(
+    'refuses %p as a trusted proxy, naming it',
+    (value) => {
+      const err = configErrorOf({ VPS_TRUSTED_PROXIES: value });
+      expect(err.problems).toEqual([expect.stringMatching(/^VPS_TRUSTED_PROXIES: must be IP addresses or CIDR ranges/)]);
+    },
+  );
+
+  it('refuses a cap of zero streams', () => {
+    expect(configErrorOf({ SSE_MAX_STREAMS_PER_KEY: '0' }).problems).toEqual([
+      expect.stringMatching(/^SSE_MAX_STREAMS_PER_KEY: must be a positive integer/),
+    ]);
+  });
+});
