@@ -16,7 +16,7 @@ import { freePort } from '../../core/embedded/temporal-dev-server';
 import { createLogger } from '../../core/logger';
 import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
-import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
+import { cleanEnv, spawnVps, UNREACHABLE_PLATFORM_ENV, type ChildHandle } from '../helpers/processes';
 import { SseReader } from '../helpers/sse';
 import { createTenant, recordServiceEvent, requiredEnv, startStack, type Stack, type Tenant } from '../helpers/stack';
 
@@ -192,7 +192,6 @@ describe('caps on open event streams', () => {
     it("gives the killed process's slots back once their leases lapse, within one lease", async () => {
       dataDir = mkdtempSync(path.join(os.tmpdir(), 'vps-stream-caps-'));
       const [port, corePort] = await Promise.all([freePort(), freePort()]);
-      const unreachable = 'http://127.0.0.1:9';
       child = spawnVps(
         ['serve', '--role', 'gateway,core'],
         cleanEnv({
@@ -202,14 +201,7 @@ describe('caps on open event streams', () => {
           VPS_DATA_DIR: dataDir,
           PORT: String(port),
           CORE_PORT: String(corePort),
-          // Nothing here calls the platforms; a process outside the embedded mode is given them.
-          VPLAT_API_BASE: unreachable,
-          VPLAT_APP_ID: 'unused',
-          VPLAT_APP_SECRET: 'unused',
-          SHOP_API_BASE: unreachable,
-          SHOP_AUTH_BASE: unreachable,
-          SHOP_APP_KEY: 'unused',
-          SHOP_APP_SECRET: 'unused',
+          ...UNREACHABLE_PLATFORM_ENV,
           SSE_MAX_STREAMS_PER_KEY: String(PER_KEY),
           SSE_MAX_STREAMS_PER_CUSTOMER: String(PER_CUSTOMER),
           SSE_STREAM_LEASE_MS: String(LEASE_MS),
