@@ -15,6 +15,7 @@ const ESM_ONLY_PACKAGES = [
   'commander',
   'eventsource',
   'eventsource-parser',
+  'cookie',
 ];
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
