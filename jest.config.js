@@ -5,7 +5,18 @@
  * Packages published only as ES modules. Node loads them from our CommonJS code by itself
  * (`require` of an ES module); Jest's module system cannot, so swc turns them into CommonJS here.
  */
-const ESM_ONLY_PACKAGES = ['file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const ESM_ONLY_PACKAGES = [
+  'file-type',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+  'commander',
+  'eventsource',
+  'eventsource-parser',
+  'cookie',
+];
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
 
@@ -15,8 +26,6 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_ONLY_PACKAGES.join('|')})/.+\\.js$`]: swc },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
-  // file-type offers its Node entry only under the `import` and `module-sync` conditions.
-  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 60_000,

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Makes this machine ready for the test suite: the local Postgres server running, the Temporal CLI
-# and MinIO present (each built once from its Go module if absent), Debian's Chromium for the browser tests, and
-# the RPC code generated.
+# Makes this machine ready for the test suite: a Node.js as new as package.json's engines (npm ci
+# installs it on Linux x64; see node.sh), the local Postgres server running, the Temporal CLI and
+# MinIO present (each built once from its Go module if absent), Debian's Chromium for the browser
+# tests, and the RPC code generated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The Node that npm scripts run (node_modules/.bin first on PATH): stop here, with what to do,
+# rather than fail inside the suite.
+bash scripts/node.sh >/dev/null
 
 pg_host=127.0.0.1
 pg_port=5432

@@ -6,7 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { request } from 'undici';
+import { getGlobalDispatcher, interceptors, request } from 'undici';
 import type { Account } from '../accounts';
 import { officialRoute, requireOwnBusiness, type SandboxContext } from '../context';
 import { BUSINESS, OfficialError } from '../official-error';
@@ -58,6 +58,8 @@ const VIDEO_PUBLISH_FORMATS: readonly VideoFormat[] = ['MP4', 'MOV', 'WEBM'];
 const PHOTO_PUBLISH_FORMATS: readonly ImageFormat[] = ['JPEG', 'WEBP'];
 /** Enough of a download to recognise its format. */
 const HEAD_BYTES = 256;
+/** Redirects a media download follows, as a CDN link may send the platform elsewhere first. */
+const MAX_REDIRECTS = 3;
 
 async function acceptedFormat(media: 'VIDEO' | 'PHOTO', head: Buffer): Promise<boolean> {
   if (media === 'VIDEO') {
@@ -110,7 +112,7 @@ export function registerPublishing(app: FastifyInstance, ctx: SandboxContext): v
       headersTimeout: ctx.settings.downloadTimeoutMs,
       bodyTimeout: ctx.settings.downloadTimeoutMs,
       signal: AbortSignal.timeout(ctx.settings.downloadTimeoutMs),
-      maxRedirections: 3,
+      dispatcher: getGlobalDispatcher().compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS })),
     });
     if (response.statusCode !== 200) {
       await response.body.dump();

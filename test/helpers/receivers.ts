@@ -36,6 +36,11 @@ export async function startMediaServer(): Promise<MediaServer> {
   };
   const server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
+    // A CDN link that sends the client elsewhere first.
+    if (req.url === '/moved.mp4') {
+      res.writeHead(302, { location: '/video.mp4' }).end();
+      return;
+    }
     const file = files[req.url ?? ''];
     if (!file) {
       res.writeHead(404).end();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../core/embedded/temporal-dev-server';
+import { engineMajor, withoutProjectBin } from '../helpers/node-runtime';
 import { cleanEnv, spawnChild, type ChildHandle } from '../helpers/processes';
 import { eventually, startWebhookReceiver } from '../helpers/receivers';
 
@@ -50,6 +51,9 @@ describe('npm start from a clean data folder', () => {
       'npm',
       ['start', '--silent'],
       cleanEnv({
+        // As typed in a shell: npm and `node` are the machine's own (Node 20 here), not the
+        // project's that the suite runs on.
+        PATH: withoutProjectBin(process.env.PATH),
         VPS_DATA_DIR: dataDir,
         PORT: String(port),
         CORE_PORT: String(corePort),
@@ -66,6 +70,12 @@ describe('npm start from a clean data folder', () => {
     line('Core (Connect)', `http://127.0.0.1:${corePort}`);
     line('Sandbox', `http://127.0.0.1:${sandboxPort}`);
     line('Platform webhooks', `http://127.0.0.1:${port}/webhooks/vplat`);
+
+    // The service runs on the Node that package.json's engines names, whatever `node` the shell has.
+    const opsUrl = output.match(/Ops +(http:\/\/\S+)/)?.[1];
+    const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
+    const serviceNode = /^nodejs_version_info\{version="v(\d+)\./m.exec(metrics)?.[1];
+    expect(Number(serviceNode)).toBeGreaterThanOrEqual(engineMajor());
 
     const { stdout } = await run('sh', ['-c', curlLine]);
     const body = JSON.parse(stdout) as { code: number; data: { items: { track: string; bound: boolean }[] } };

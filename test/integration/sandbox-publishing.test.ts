@@ -211,6 +211,15 @@ describe('sandbox: Business API OAuth, webhooks and publishing', () => {
       });
     });
 
+    it('follows a redirect to the video, as a CDN link may answer', async () => {
+      const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/moved.mp4`));
+      await eventually(
+        () => status(share_id),
+        (s) => s.status === 'PUBLISH_COMPLETE',
+      );
+      expect(media.requests[media.requests.lastIndexOf('/moved.mp4') + 1]).toBe('/video.mp4');
+    });
+
     it('fails with video_pull_failed when the URL cannot be fetched, like an expired link', async () => {
       const { share_id } = await publishVideo(sb.upstream.vplat, account.tokens.access_token, videoBody(`${media.url}/expired.mp4`));
       expect(
