@@ -14,6 +14,7 @@ import { fastifyLogging, type Logger } from './logger';
 import { registerOpsRoutes } from './observability/ops-routes';
 import type { ReadinessReport } from './observability/readiness';
 import { LISTEN_BACKLOG } from './net/listen-backlog';
+import { NO_STORE, NOSNIFF } from './net/security-headers';
 
 /**
  * Core's own HTTP server: the Connect services for gateways and internal callers (Connect, gRPC
@@ -28,6 +29,12 @@ export async function startCoreServer(
   const shutdown = new AbortController();
   // Every call in flight listens on it, legitimately: more than Node's default of 10 is no leak.
   setMaxListeners(0, shutdown.signal);
+  // On the raw response, so that Connect's answers, written past Fastify's reply, carry them too.
+  // Every answer: core's RPCs include the admin's and the console's, which show keys once.
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.raw.setHeader(...NOSNIFF);
+    reply.raw.setHeader(...NO_STORE);
+  });
   registerConnectRoutes(app, core, shutdown.signal, opts.logger);
   // Open server streams (WatchEvents from a gateway in another process) would otherwise hold close() forever.
   app.addHook('preClose', async () => shutdown.abort());

@@ -7,6 +7,7 @@ import { ApiError } from '../core/errors';
 import type { MediaStore } from '../core/media/storage';
 import { clientErrorResponse, formatValidationErrors, fromApiError, registerEnvelope, send } from './plugins/envelope';
 import { validatorCompiler } from './plugins/validation';
+import { registerSecurityHeaders } from './plugins/security-headers';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
 import { registerEventStreamRoute } from './routes/v1/event-stream';
@@ -128,6 +129,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     );
   });
 
+  registerSecurityHeaders(app);
   registerEnvelope(app, opts.transport);
   // Before every route: the document is collected as routes are added.
   await registerDocs(app);

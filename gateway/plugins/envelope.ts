@@ -126,6 +126,6 @@ export function clientErrorResponse(err: NodeJS.ErrnoException & { rawPacket?: u
   // next response. The method is read from the raw bytes, since the parser gave up on the request.
   const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${status === 422 ? 'Unprocessable Entity' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
+    `HTTP/1.1 ${status} ${status === 422 ? 'Unprocessable Entity' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
   );
 }

@@ -73,7 +73,12 @@ function registerMediaContentRoute(app: FastifyInstance, transport: Transport): 
       const head = !first.done && first.value.part.case === 'head' ? first.value.part.value : undefined;
       if (!head) throw new Error('core sent media without its head');
       forwardResponseHeaders(res.header, reply);
-      void reply.header('content-type', head.contentType).header('cache-control', 'private, no-store');
+      // Whatever a customer's correspondent sent: saved as a file, never shown in the API's origin
+      // (with nosniff, which every answer carries, a browser cannot be talked into running it).
+      void reply
+        .header('content-type', head.contentType)
+        .header('content-disposition', 'attachment')
+        .header('cache-control', 'private, no-store');
       if (head.contentLength !== undefined) void reply.header('content-length', String(head.contentLength));
       return reply.send(Readable.from(chunks(parts)));
     },
