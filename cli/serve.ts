@@ -7,6 +7,7 @@ import path from 'node:path';
 import { UsageError } from './usage-error';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { LISTEN_BACKLOG } from '../core/net/listen-backlog';
+import { httpTimeoutsFromConfig } from '../core/net/http-timeouts';
 import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
 import { REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
@@ -323,6 +324,7 @@ async function startCoreRole(ctx: ProcessContext, parts: StatefulParts, media: M
     logger: logger.child({ component: 'core' }),
     readiness: core.readiness,
     draining: ctx.isDraining,
+    httpTimeouts: httpTimeoutsFromConfig(env),
   });
   closers.push(() => server.close());
   ctx.urls['Core (Connect)'] = server.url;
@@ -403,6 +405,8 @@ async function startGatewayRole(
     temporalNamespace: env.TEMPORAL_NAMESPACE,
     metrics: ctx.metrics,
     draining: ctx.isDraining,
+    readinessCacheMs: env.READYZ_CACHE_MS,
+    httpTimeouts: httpTimeoutsFromConfig(env),
   });
   // With core in this process, core's own readiness already covers what the gateway depends on.
   if (!ctx.roles.has('core')) ctx.readiness.push(() => coreReadiness(opts.transport));
@@ -430,6 +434,7 @@ async function startOpsRole(ctx: ProcessContext): Promise<void> {
     metrics: ctx.metrics,
     draining: ctx.isDraining,
     readiness: async () => mergeReports(await Promise.all(readiness.map((r) => r()))),
+    httpTimeouts: httpTimeoutsFromConfig(env),
   });
   ctx.closers.unshift(() => ops.close());
   ctx.urls.Ops = ops.url;

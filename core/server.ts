@@ -15,6 +15,7 @@ import { registerOpsRoutes } from './observability/ops-routes';
 import type { ReadinessReport } from './observability/readiness';
 import { LISTEN_BACKLOG } from './net/listen-backlog';
 import { NO_STORE, NOSNIFF } from './net/security-headers';
+import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, watchRequestBodies, type HttpTimeouts } from './net/http-timeouts';
 
 /**
  * Core's own HTTP server: the Connect services for gateways and internal callers (Connect, gRPC
@@ -22,10 +23,24 @@ import { NO_STORE, NOSNIFF } from './net/security-headers';
  */
 export async function startCoreServer(
   core: CoreHandlers,
-  opts: { host: string; port: number; logger: Logger; readiness?: () => Promise<ReadinessReport>; draining?: () => boolean },
+  opts: {
+    host: string;
+    port: number;
+    logger: Logger;
+    readiness?: () => Promise<ReadinessReport>;
+    draining?: () => boolean;
+    /** DEFAULT_HTTP_TIMEOUTS when not given. Its callers are ours, but a stuck one must not hold a connection forever either. */
+    httpTimeouts?: HttpTimeouts;
+  },
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const app = Fastify({ ...fastifyLogging(opts.logger), return503OnClosing: true }) as unknown as FastifyInstance;
+  const timeouts = opts.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const app = Fastify({
+    ...fastifyLogging(opts.logger),
+    ...serverTimeoutOptions(timeouts),
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
   closeConnectionsAfterClose(app);
+  watchRequestBodies(app, timeouts);
   const shutdown = new AbortController();
   // Every call in flight listens on it, legitimately: more than Node's default of 10 is no leak.
   setMaxListeners(0, shutdown.signal);

@@ -134,7 +134,7 @@ export async function registerSmallUpload(
     scope.route({
       method: 'POST',
       url: opts.url,
-      config: { access: Access.WRITE },
+      config: { access: Access.WRITE, upload: true },
       attachValidation: true,
       schema: opts.schema,
       handler: async (req, reply) => {
