@@ -63,9 +63,10 @@ interface Authenticated {
  * Authenticates every call by its method's declared access class. Customer calls: credential
  * lookup by hash (1001), user state (1002), rate limit (2002), plan for writes (1003), in that
  * order, from one database statement, so revocation, sign-out and disabling act on the very next
- * request everywhere. A write's preflight is judged the same way, but only looks for a token in the
- * bucket, leaving it there for the write. The credential is an API key or a console session (`Session <token>`, which
- * the gateway makes from the session cookie); console methods accept only the session.
+ * request everywhere. A write's preflight is judged the same way, but only looks for a token in
+ * the bucket, leaving it there for the write. The credential is an API key or a console session
+ * (`Session <token>`, which the gateway makes from the session cookie); console methods accept
+ * only the session.
  */
 export function accessInterceptor(deps: {
   db: Db;
