@@ -9,6 +9,7 @@ import { UsageError } from './usage-error';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { LISTEN_BACKLOG } from '../core/net/listen-backlog';
 import { isLoopbackAddress } from '../core/net/address-policy';
+import { httpTimeoutsFromConfig } from '../core/net/http-timeouts';
 import type { Transport } from '@connectrpc/connect';
 import type { Client } from '@temporalio/client';
 import { PLATFORM_SETTINGS, REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
@@ -380,6 +381,7 @@ async function startCoreRole(ctx: ProcessContext, parts: StatefulParts, media: M
     logger: logger.child({ component: 'core' }),
     readiness: core.readiness,
     draining: ctx.isDraining,
+    httpTimeouts: httpTimeoutsFromConfig(env),
   });
   closers.push(() => server.close());
   ctx.urls['Core (Connect)'] = server.url;
@@ -461,6 +463,8 @@ async function startGatewayRole(
     metrics: ctx.metrics,
     draining: ctx.isDraining,
     trustedProxies: env.VPS_TRUSTED_PROXIES,
+    readinessCacheMs: env.READYZ_CACHE_MS,
+    httpTimeouts: httpTimeoutsFromConfig(env),
   });
   // With core in this process, core's own readiness already covers what the gateway depends on.
   if (!ctx.roles.has('core')) ctx.readiness.push(() => coreReadiness(opts.transport));
@@ -488,6 +492,7 @@ async function startOpsRole(ctx: ProcessContext): Promise<void> {
     metrics: ctx.metrics,
     draining: ctx.isDraining,
     readiness: async () => mergeReports(await Promise.all(readiness.map((r) => r()))),
+    httpTimeouts: httpTimeoutsFromConfig(env),
   });
   ctx.closers.unshift(() => ops.close());
   ctx.urls.Ops = ops.url;

@@ -141,6 +141,36 @@ export const VARIABLES = {
     fallback: [],
     example: '10.0.0.0/8',
   }),
+  HTTP_HEADERS_TIMEOUT_MS: variable({
+    doc: "Time a client has to send a request's headers, on every HTTP port (gateway, core, ops); a slower one is answered 408 and its connection closed",
+    parse: positiveInt,
+    fallback: 20_000,
+    example: '20000',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: variable({
+    doc: "How long an idle kept-alive connection waits for its next request before it is closed; keep it above a load balancer's own idle timeout (often 60 s)",
+    parse: positiveInt,
+    fallback: 72_000,
+    example: '72000',
+  }),
+  HTTP_BODY_IDLE_TIMEOUT_MS: variable({
+    doc: 'Longest pause while a request body arrives, uploads included: a body that stops for longer is answered 408 and its connection closed; an upload that keeps sending is never cut',
+    parse: positiveInt,
+    fallback: 30_000,
+    example: '30000',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: variable({
+    doc: 'Time the body of a request other than an upload has to arrive whole, once its headers are in; a slower one is answered 408 and its connection closed',
+    parse: positiveInt,
+    fallback: 60_000,
+    example: '60000',
+  }),
+  READYZ_CACHE_MS: variable({
+    doc: "How long /readyz on the gateway's public port reuses its last probe of core (calls during a probe share it); the ops port and core's own port probe on every call",
+    parse: positiveInt,
+    fallback: 1_000,
+    example: '1000',
+  }),
   CORE_HOST: variable({ doc: 'Address the core Connect server listens on', parse: str, fallback: '127.0.0.1', example: '0.0.0.0' }),
   CORE_PORT: variable({ doc: 'Core Connect server port (0 picks a free one)', parse: port, fallback: 8081, example: '8081' }),
   OPS_HOST: variable({

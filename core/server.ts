@@ -14,6 +14,8 @@ import { fastifyLogging, type Logger } from './logger';
 import { registerOpsRoutes } from './observability/ops-routes';
 import type { ReadinessReport } from './observability/readiness';
 import { LISTEN_BACKLOG } from './net/listen-backlog';
+import { NO_STORE, NOSNIFF } from './net/security-headers';
+import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, watchRequestBodies, type HttpTimeouts } from './net/http-timeouts';
 
 /**
  * Core's own HTTP server: the Connect services for gateways and internal callers (Connect, gRPC
@@ -21,13 +23,33 @@ import { LISTEN_BACKLOG } from './net/listen-backlog';
  */
 export async function startCoreServer(
   core: CoreHandlers,
-  opts: { host: string; port: number; logger: Logger; readiness?: () => Promise<ReadinessReport>; draining?: () => boolean },
+  opts: {
+    host: string;
+    port: number;
+    logger: Logger;
+    readiness?: () => Promise<ReadinessReport>;
+    draining?: () => boolean;
+    /** DEFAULT_HTTP_TIMEOUTS when not given. Its callers are ours, but a stuck one must not hold a connection forever either. */
+    httpTimeouts?: HttpTimeouts;
+  },
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const app = Fastify({ ...fastifyLogging(opts.logger), return503OnClosing: true }) as unknown as FastifyInstance;
+  const timeouts = opts.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const app = Fastify({
+    ...fastifyLogging(opts.logger),
+    ...serverTimeoutOptions(timeouts),
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
   closeConnectionsAfterClose(app);
+  watchRequestBodies(app, timeouts);
   const shutdown = new AbortController();
   // Every call in flight listens on it, legitimately: more than Node's default of 10 is no leak.
   setMaxListeners(0, shutdown.signal);
+  // On the raw response, so that Connect's answers, written past Fastify's reply, carry them too.
+  // Every answer: core's RPCs include the admin's and the console's, which show keys once.
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.raw.setHeader(...NOSNIFF);
+    reply.raw.setHeader(...NO_STORE);
+  });
   registerConnectRoutes(app, core, shutdown.signal, opts.logger);
   // Open server streams (WatchEvents from a gateway in another process) would otherwise hold close() forever.
   app.addHook('preClose', async () => shutdown.abort());

@@ -1,5 +1,6 @@
 import type { Transport } from '@connectrpc/connect';
 import { closeConnectionsAfterClose } from '../core/net/graceful-close';
+import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, watchRequestBodies, type HttpTimeouts } from '../core/net/http-timeouts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { newId } from '../core/ids';
 import { fastifyLogging, type Logger } from '../core/logger';
@@ -7,6 +8,7 @@ import { ApiError } from '../core/errors';
 import type { MediaStore } from '../core/media/storage';
 import { clientErrorResponse, formatValidationErrors, fromApiError, registerEnvelope, send } from './plugins/envelope';
 import { validatorCompiler } from './plugins/validation';
+import { registerSecurityHeaders } from './plugins/security-headers';
 import { registerRpcRoutes } from './rpc-route';
 import { v1Routes } from './routes/v1';
 import { registerEventStreamRoute } from './routes/v1/event-stream';
@@ -22,7 +24,7 @@ import { registerDocs } from './docs';
 import { HealthService } from '../gen/vps/health/v1/health_pb';
 import { createMetrics, type Metrics } from '../core/observability/metrics';
 import { registerOpsRoutes } from '../core/observability/ops-routes';
-import { PROBE_TIMEOUT_MS, type ReadinessReport } from '../core/observability/readiness';
+import { DEFAULT_READINESS_CACHE_MS, PROBE_TIMEOUT_MS, sharedReadiness, type ReadinessReport } from '../core/observability/readiness';
 
 export interface GatewayOptions {
   /** How the gateway reaches core: in memory (--role all) or over HTTP. */
@@ -45,6 +47,10 @@ export interface GatewayOptions {
   draining?: () => boolean;
   /** Proxies whose X-Forwarded-For names the client (VPS_TRUSTED_PROXIES); none: the connection's address is the client's. */
   trustedProxies?: readonly string[];
+  /** How long /readyz reuses its probe of core (DEFAULT_READINESS_CACHE_MS when not given). */
+  readinessCacheMs?: number;
+  /** How long clients may take to send headers and bodies (DEFAULT_HTTP_TIMEOUTS when not given). */
+  httpTimeouts?: HttpTimeouts;
 }
 
 declare module 'fastify' {
@@ -60,8 +66,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The public HTTP API; tests drive it over real HTTP or with inject(). */
 export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
+  const timeouts = opts.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
     ...fastifyLogging(opts.logger),
+    ...serverTimeoutOptions(timeouts),
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Requests that arrive while it closes get the envelope instead (registerEnvelope).
     return503OnClosing: false,
@@ -73,7 +81,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
     },
     schemaErrorFormatter: formatValidationErrors,
-    clientErrorHandler: clientErrorResponse,
+    clientErrorHandler: (err, socket) => clientErrorResponse(err, socket, timeouts),
     // A URL the router cannot decode never reaches the error handler; it gets the envelope here. A
     // path segment longer than the router takes is longer than any id: unknown, like any other id.
     frameworkErrors: (err, _req, reply) =>
@@ -88,6 +96,8 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
 
   closeConnectionsAfterClose(app);
+  // Before every route, so each one's body is watched.
+  watchRequestBodies(app, timeouts);
   app.setValidatorCompiler(validatorCompiler());
   // Every body route takes JSON; plain text would otherwise be parsed and fail later, less clearly.
   app.removeContentTypeParser('text/plain');
@@ -131,10 +141,15 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     );
   });
 
+  registerSecurityHeaders(app);
   registerEnvelope(app, opts.transport);
   // Before every route: the document is collected as routes are added.
   await registerDocs(app);
-  registerOpsRoutes(app, { readiness: () => coreReadiness(opts.transport), draining: opts.draining });
+  // Anyone may ask the public port: its probes are shared, so asking often costs core nothing more.
+  registerOpsRoutes(app, {
+    readiness: sharedReadiness(() => coreReadiness(opts.transport), opts.readinessCacheMs ?? DEFAULT_READINESS_CACHE_MS),
+    draining: opts.draining,
+  });
   await registerUpstreamWebhooks(app, opts.transport);
   registerMediaRoutes(app, { transport: opts.transport, media: opts.media });
   await registerConsoleApi(app, { transport: opts.transport, publicUrl: opts.publicUrl });

@@ -1,8 +1,9 @@
 /**
- * What every multipart route shares: text fields first, then one file part, read as a stream; a
- * malformed or unexpected part refused with 2001 (after the caller is authenticated, so an
- * anonymous caller learns that first); and an early answer that leaves the rest of the body to be
- * read and dropped rather than reset.
+ * What every multipart route shares: text fields first, then one file part, read as a stream once
+ * core has accepted the caller and the account the fields name (never before: an unknown caller's
+ * file is not read); a malformed or unexpected part refused with 2001 (after the caller is
+ * authenticated, so an anonymous caller learns that first); and an early answer that leaves the
+ * rest of the body to be read and dropped rather than reset.
  */
 import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
 import { ConnectError, type Transport } from '@connectrpc/connect';
@@ -103,9 +104,12 @@ export function discardRest(req: FastifyRequest, reply: FastifyReply): void {
 }
 
 /**
- * A route taking one small file (an image) with the field naming its account: the file is read
- * into memory with a hard cap of the limit plus one byte, so an oversized file is refused as soon
- * as it passes the limit; `send` hands the bytes to core, which checks the account, then the bytes.
+ * A route taking one small file (an image) with the field naming its account. Before a byte of the
+ * file is read, `check` asks core whether the caller and the account would be accepted (a write's
+ * preflight, which draws nothing from the rate limit), so an unknown caller's file is never read.
+ * The file is then read into memory with a hard cap of the limit plus one byte, so an oversized
+ * file is refused as soon as it passes the limit; `send` hands the bytes to core, which checks the
+ * caller and the account again (they may have changed meanwhile), then the bytes.
  */
 export async function registerSmallUpload(
   app: FastifyInstance,
@@ -116,6 +120,7 @@ export async function registerSmallUpload(
     /** The field naming the account (accountId or account). */
     accountField: string;
     maxBytes: number;
+    check(req: FastifyRequest, account: string): Promise<unknown>;
     send(
       req: FastifyRequest,
       upload: { account: string; fileName: string; data: Buffer },
@@ -134,7 +139,7 @@ export async function registerSmallUpload(
     scope.route({
       method: 'POST',
       url: opts.url,
-      config: { access: Access.WRITE },
+      config: { access: Access.WRITE, upload: true },
       attachValidation: true,
       schema: opts.schema,
       handler: async (req, reply) => {
@@ -144,6 +149,7 @@ export async function registerSmallUpload(
           const { fields, file } = await fieldsThenFile(req, transport, { allowed: [accountField], what: 'the image' });
           if (fields[accountField] === undefined)
             await refuseInput(transport, req, `${accountField}: is required, as a field before the file part`, accountField);
+          await opts.check(req, fields[accountField]!);
           const data = await readCapped(file.file, cap);
           const res = await opts.send(req, { account: fields[accountField]!, fileName: file.filename ?? '', data });
           void forwardResponseHeaders(res.header, reply);

@@ -42,6 +42,8 @@ export interface RpcRoute<
   toRequest(req: ValidatedRequest<S>): MessageInitShape<I>;
   /** Every body field is optional: a request without a body reads as `{}`. */
   optionalBody?: boolean;
+  /** The answer shows a secret once (a webhook secret): sent with `Cache-Control: no-store`. */
+  carriesSecret?: boolean;
   toData(res: MessageShape<O>): Record<string, unknown>;
 }
 
@@ -163,7 +165,7 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
       method: route.method,
       url: route.url,
       schema: { summary: route.summary, ...route.schema },
-      config: { access },
+      config: { access, carriesSecret: route.carriesSecret === true },
       attachValidation: true,
       ...(route.optionalBody
         ? {

@@ -5,8 +5,8 @@ import { createContextKey, type Interceptor } from '@connectrpc/connect';
 import { Access, access } from '../../gen/vps/options/v1/options_pb';
 import { parseBearer, hashApiKey } from '../crypto/api-keys';
 import type { Db } from '../db/client';
-import { apiKeyMeter, retryAfterSeconds, type AccessRow } from '../db/repositories/access';
-import { authenticateSessionAndMeter, DEFAULT_SESSION_LIFETIME } from '../db/repositories/console-sessions';
+import { apiKeyMeter, peekKey, retryAfterSeconds, type AccessRow } from '../db/repositories/access';
+import { authenticateSessionAndMeter, DEFAULT_SESSION_LIFETIME, peekSession } from '../db/repositories/console-sessions';
 import { CSRF_HEADER, csrfTokenMatches, csrfTokenOf, hashSessionToken, parseSessionHeader } from '../crypto/session-tokens';
 import { assertPlanActive, principalKey, type CustomerPrincipal } from '../context';
 import { ApiError } from '../errors';
@@ -49,7 +49,9 @@ export const consoleSessionKey = createContextKey<ConsoleSessionContext | undefi
 const SESSION_GONE = 'console session expired or signed out; sign in again';
 const SESSION_ONLY = new Set([Access.SESSION_READ, Access.SESSION_WRITE]);
 /** Writes authenticated by the session cookie, which a browser attaches on its own, need the CSRF token. */
-const CSRF_GUARDED = new Set([Access.WRITE, Access.SESSION_WRITE]);
+const CSRF_GUARDED = new Set([Access.WRITE, Access.SESSION_WRITE, Access.WRITE_PREFLIGHT]);
+/** Judged as writes: refused with 1003 once the plan has expired. */
+const PLAN_GUARDED = new Set([Access.WRITE, Access.WRITE_PREFLIGHT]);
 
 interface Authenticated {
   row: Omit<AccessRow, 'keyId'>;
@@ -61,8 +63,10 @@ interface Authenticated {
  * Authenticates every call by its method's declared access class. Customer calls: credential
  * lookup by hash (1001), user state (1002), rate limit (2002), plan for writes (1003), in that
  * order, from one database statement, so revocation, sign-out and disabling act on the very next
- * request everywhere. The credential is an API key or a console session (`Session <token>`, which
- * the gateway makes from the session cookie); console methods accept only the session.
+ * request everywhere. A write's preflight is judged the same way, but only looks for a token in
+ * the bucket, leaving it there for the write. The credential is an API key or a console session
+ * (`Session <token>`, which the gateway makes from the session cookie); console methods accept
+ * only the session.
  */
 export function accessInterceptor(deps: {
   db: Db;
@@ -73,14 +77,15 @@ export function accessInterceptor(deps: {
 }): Interceptor {
   const sessionTtlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_LIFETIME.ttlMs;
   const meterKey = apiKeyMeter(deps.db, deps.ratePerMinute);
-  const authenticateKey = async (header: string | null): Promise<Authenticated> => {
+  // `draws`: whether the call spends a token; a preflight only checks that one is there.
+  const authenticateKey = async (header: string | null, draws: boolean): Promise<Authenticated> => {
     const key = parseBearer(header);
     if (!key) throw new ApiError(1001, 'API key missing or malformed: send the header "Authorization: Bearer <API_KEY>"');
-    const row = await meterKey(hashApiKey(key));
+    const row = draws ? await meterKey(hashApiKey(key)) : await peekKey(deps.db, hashApiKey(key), deps.ratePerMinute);
     if (!row) throw new ApiError(1001, 'API key invalid or revoked');
     return { row, apiKeyId: row.keyId };
   };
-  const authenticateSession = async (token: string, csrfToken: string | null, guarded: boolean): Promise<Authenticated> => {
+  const authenticateSession = async (token: string, csrfToken: string | null, guarded: boolean, draws: boolean): Promise<Authenticated> => {
     // Checked first: a forged cross-site request does not even draw from the user's bucket.
     if (guarded && !csrfTokenMatches(token, csrfToken)) {
       throw new ApiError(
@@ -88,7 +93,10 @@ export function accessInterceptor(deps: {
         "X-CSRF-Token header missing or wrong: a write signed in with the console session cookie must carry the session's csrfToken",
       );
     }
-    const row = await authenticateSessionAndMeter(deps.db, hashSessionToken(token), deps.ratePerMinute, sessionTtlMs);
+    const hash = hashSessionToken(token);
+    const row = draws
+      ? await authenticateSessionAndMeter(deps.db, hash, deps.ratePerMinute, sessionTtlMs)
+      : await peekSession(deps.db, hash, deps.ratePerMinute);
     if (!row) throw new ApiError(1001, SESSION_GONE);
     return { row, apiKeyId: '', session: { sessionId: row.sessionId, csrfToken: csrfTokenOf(token) } };
   };
@@ -110,7 +118,7 @@ export function accessInterceptor(deps: {
     if (declared === Access.SIGNED_TOKEN) return next(req);
     // The method establishes the credential itself (the console's sign-in).
     if (declared === Access.PUBLIC) return next(req);
-    if (declared !== Access.READ && declared !== Access.WRITE && !SESSION_ONLY.has(declared)) {
+    if (declared !== Access.READ && declared !== Access.WRITE && declared !== Access.WRITE_PREFLIGHT && !SESSION_ONLY.has(declared)) {
       throw new Error(`${req.method.parent.typeName}.${req.method.name} declares no access class`);
     }
     const header = req.header.get('authorization');
@@ -120,9 +128,10 @@ export function accessInterceptor(deps: {
     if (SESSION_ONLY.has(declared) && !sessionToken) {
       throw new ApiError(1001, 'console session missing: sign in to the console; API keys cannot manage keys or sessions');
     }
+    const draws = declared !== Access.WRITE_PREFLIGHT;
     const { row, apiKeyId, session } = sessionToken
-      ? await authenticateSession(sessionToken, req.header.get(CSRF_HEADER), CSRF_GUARDED.has(declared))
-      : await authenticateKey(header);
+      ? await authenticateSession(sessionToken, req.header.get(CSRF_HEADER), CSRF_GUARDED.has(declared), draws)
+      : await authenticateKey(header, draws);
     const principal: CustomerPrincipal = {
       kind: 'customer',
       customerId: row.customerId,
@@ -142,9 +151,11 @@ export function accessInterceptor(deps: {
         retryAfterSeconds: wait,
       });
     }
-    if (declared === Access.WRITE) assertPlanActive(principal);
+    if (PLAN_GUARDED.has(declared)) assertPlanActive(principal);
     if (session) req.contextValues.set(consoleSessionKey, session);
     const res = await next(req);
+    // A preflight drew nothing: the budget is told by the write that follows.
+    if (!draws) return res;
     res.header.set(RATE_LIMIT_LIMIT_HEADER, String(deps.ratePerMinute));
     res.header.set(RATE_LIMIT_REMAINING_HEADER, String(Math.max(0, Math.floor(row.tokensLeft ?? 0))));
     return res;

@@ -63,6 +63,36 @@ export async function runProbes(probes: Probe[]): Promise<ReadinessReport> {
   return { ready: checks.every((c) => c.ok || !c.gatesReadiness), checks };
 }
 
+/** How long the public port's /readyz reuses a probe when the configuration does not say. */
+export const DEFAULT_READINESS_CACHE_MS = 1_000;
+
+/**
+ * A readiness check whose result every caller shares: callers that come while a probe runs wait for
+ * that probe, and callers within `ttlMs` of its end get its report. For the public port, where
+ * anyone may ask: a flood of /readyz then costs core, Postgres and Temporal at most one probe per
+ * `ttlMs`, however many ask. A probe that throws is not kept: the next caller probes again.
+ */
+export function sharedReadiness(
+  check: () => Promise<ReadinessReport>,
+  ttlMs: number,
+  now: () => number = () => performance.now(),
+): () => Promise<ReadinessReport> {
+  let running: Promise<ReadinessReport> | undefined;
+  let kept: { report: ReadinessReport; at: number } | undefined;
+  return () => {
+    if (kept && now() - kept.at < ttlMs) return Promise.resolve(kept.report);
+    running ??= check()
+      .then((report) => {
+        kept = { report, at: now() };
+        return report;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+}
+
 /** A worker is ready while it polls its task queue and reaches Postgres. */
 export function workerReadiness(state: () => string, db: Db): () => Promise<ReadinessReport> {
   const probes = [postgresProbe(db, true)];

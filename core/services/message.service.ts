@@ -23,6 +23,7 @@ import type {
   UpdateAutoMessageRequest,
   UpdateAutoMessageStatusRequest,
   UploadMessageMediaRequest,
+  CheckMediaUploadRequest,
 } from '../../gen/vps/engagement/v1/message_pb';
 import { customerOf } from '../context';
 import type { SealedBox } from '../crypto/sealed-box';
@@ -185,10 +186,8 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
   }
 
   async uploadMessageMedia(req: UploadMessageMediaRequest, ctx: HandlerContext) {
-    const { customerId } = customerOf(ctx);
-    const account = ACCOUNT(req.account);
     // The account first (1007), then the bytes, as every upload route does.
-    const seat = await bookSeat(this.deps.db, customerId, account, 'video', 'account');
+    const seat = await this.mediaUploadSeat(req.account, ctx);
     const { contentType } = await checkMessageImage(req.data);
     const fileName = req.fileName || (contentType === 'image/png' ? 'image.png' : 'image.jpg');
     const answer = await official.uploadMessageMedia(this.vplat, seatAccessToken(this.deps.sealedBox, seat), seat.accountId, {
@@ -198,6 +197,16 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
     });
     const data = fromOfficial(MEDIA_UPLOAD_ANSWER, answer as unknown as Record<string, unknown>);
     return { data: { ...data, expiresAt: new Date(Date.now() + MEDIA_ID_VALID_MS).toISOString() } as JsonObject };
+  }
+
+  /** What uploadMessageMedia checks before the image, for a front end to ask before it reads one. */
+  async checkMediaUpload(req: CheckMediaUploadRequest, ctx: HandlerContext) {
+    await this.mediaUploadSeat(req.account, ctx);
+    return {};
+  }
+
+  private mediaUploadSeat(account: string, ctx: HandlerContext): Promise<BoundSeat> {
+    return bookSeat(this.deps.db, customerOf(ctx).customerId, ACCOUNT(account), 'video', 'account');
   }
 
   /** The official download address of a message's media, and the token that fetching it needs. */

@@ -8,12 +8,18 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import type { QueryProductsRequest, SearchMusicRequest, ShopCatalogService, UploadPhotoRequest } from '../../gen/vps/shop/v1/shop_pb';
+import type {
+  CheckPhotoUploadRequest,
+  QueryProductsRequest,
+  SearchMusicRequest,
+  ShopCatalogService,
+  UploadPhotoRequest,
+} from '../../gen/vps/shop/v1/shop_pb';
 import { customerOf } from '../context';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { Db } from '../db/client';
 import { invalidField } from '../errors';
-import { bookSeat, seatAccessToken } from '../publishing/seats';
+import { bookSeat, seatAccessToken, type BoundSeat } from '../publishing/seats';
 import {
   assemblePage,
   CursorRefused,
@@ -124,9 +130,8 @@ export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogServic
   }
 
   async uploadPhoto(req: UploadPhotoRequest, ctx: HandlerContext) {
-    const { customerId } = customerOf(ctx);
-    if (!req.accountId) throw invalidField('accountId', 'is required');
-    const seat = await bookSeat(this.deps.db, customerId, req.accountId, 'shop', 'accountId');
+    // The account first (1007), then the bytes, as every upload route does.
+    const seat = await this.photoUploadSeat(req.accountId, ctx);
     const bytes = Buffer.from(req.data.buffer, req.data.byteOffset, req.data.byteLength);
     let photo;
     try {
@@ -148,5 +153,16 @@ export class ShopCatalogHandlers implements ServiceImpl<typeof ShopCatalogServic
       height: photo.height,
       sizeBytes: BigInt(bytes.length),
     };
+  }
+
+  /** What uploadPhoto checks before the image, for a front end to ask before it reads one. */
+  async checkPhotoUpload(req: CheckPhotoUploadRequest, ctx: HandlerContext) {
+    await this.photoUploadSeat(req.accountId, ctx);
+    return {};
+  }
+
+  private async photoUploadSeat(accountId: string, ctx: HandlerContext): Promise<BoundSeat> {
+    if (!accountId) throw invalidField('accountId', 'is required');
+    return bookSeat(this.deps.db, customerOf(ctx).customerId, accountId, 'shop', 'accountId');
   }
 }

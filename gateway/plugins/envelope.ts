@@ -9,6 +9,7 @@ import { ConnectError, type Transport } from '@connectrpc/connect';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, DependencyUnavailableError, httpStatusOf, renderConnectError, UNAVAILABLE, type RenderedError } from '../../core/errors';
 import { authorizeCaller, inputRefusal } from '../rpc-route';
+import { DEFAULT_HTTP_TIMEOUTS, durationText, timeoutAnswer } from '../../core/net/http-timeouts';
 
 export function send(reply: FastifyReply, r: RenderedError): FastifyReply {
   if (r.retryAfterSeconds !== undefined) void reply.header('retry-after', String(r.retryAfterSeconds));
@@ -116,9 +117,20 @@ function notFound(req: FastifyRequest): RenderedError {
   return { code: 1005, message: `no route ${req.method} ${path}`, httpStatus: 404, data: {} };
 }
 
-/** For requests Node's HTTP parser rejects before Fastify sees them (bad header syntax, overflow). */
-export function clientErrorResponse(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void {
+/**
+ * For requests Node's HTTP parser rejects before Fastify sees them (bad header syntax, overflow),
+ * and for a client whose headers did not arrive within `headersMs` (Node's headers timeout).
+ */
+export function clientErrorResponse(
+  err: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: Socket,
+  opts: { headersMs: number } = DEFAULT_HTTP_TIMEOUTS,
+): void {
   if (!socket.writable) return;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end(timeoutAnswer(`request: the headers did not arrive within ${durationText(opts.headersMs)}; the connection is closed`));
+    return;
+  }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const body = JSON.stringify({ code: 2001, message: tooLarge ? 'headers: too large' : 'request: malformed HTTP', data: {} });
   const status = httpStatusOf(2001);
@@ -126,6 +138,6 @@ export function clientErrorResponse(err: NodeJS.ErrnoException & { rawPacket?: u
   // next response. The method is read from the raw bytes, since the parser gave up on the request.
   const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${status === 422 ? 'Unprocessable Entity' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
+    `HTTP/1.1 ${status} ${status === 422 ? 'Unprocessable Entity' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
   );
 }

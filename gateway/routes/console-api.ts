@@ -64,7 +64,11 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
     async (api) => {
       api.post<{ Body: SignInBody }>(
         '/session',
-        { schema: { summary: 'Sign in to the console', body: SignInBody, response: { 200: okEnvelope(ConsoleSessionJson) } } },
+        {
+          // The answer holds the session's CSRF token and sets the session cookie.
+          config: { carriesSecret: true },
+          schema: { summary: 'Sign in to the console', body: SignInBody, response: { 200: okEnvelope(ConsoleSessionJson) } },
+        },
         async (req, reply) => {
           const body = req.body;
           const res = await transport.unary(m.signIn, undefined, undefined, forwardedHeaders(req), {
@@ -78,7 +82,10 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
 
       api.get(
         '/session',
-        { schema: { summary: 'The signed-in session', response: { 200: okEnvelope(ConsoleSessionJson) } } },
+        {
+          config: { carriesSecret: true },
+          schema: { summary: 'The signed-in session', response: { 200: okEnvelope(ConsoleSessionJson) } },
+        },
         async (req, reply) => {
           const res = await transport.unary(m.getSession, undefined, undefined, forwardedHeaders(req), {});
           forwardResponseHeaders(res.header, reply);
@@ -110,6 +117,7 @@ export async function registerConsoleApi(app: FastifyInstance, opts: { transport
       api.post<{ Body: CreateConsoleApiKeyBody }>(
         '/keys',
         {
+          config: { carriesSecret: true },
           schema: {
             summary: 'Create an API key; the key is returned once',
             body: CreateConsoleApiKeyBody,

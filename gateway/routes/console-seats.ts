@@ -58,7 +58,8 @@ export async function registerConsoleSeats(app: FastifyInstance, opts: { transpo
 
   app.get<{ Querystring: CallbackQuery }>(
     CONNECT_CALLBACK_PATH,
-    { schema: { hide: true, querystring: CallbackQuery } },
+    // The redirect carries the platform's authorization code.
+    { config: { carriesSecret: true }, schema: { hide: true, querystring: CallbackQuery } },
     async (req, reply) => {
       const q = req.query;
       const fragment = new URLSearchParams(
@@ -76,6 +77,8 @@ export async function registerConsoleSeats(app: FastifyInstance, opts: { transpo
       api.post<{ Params: SeatParams }>(
         '/seats/:id/connect',
         {
+          // The authorize URL holds the connect's signed state, a one-time capability.
+          config: { carriesSecret: true },
           schema: {
             summary: "Start connecting a platform account to one of the customer's seats",
             params: SeatParams,

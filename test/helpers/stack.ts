@@ -34,6 +34,7 @@ import type { MediaStore } from '../../core/media/storage';
 import { testS3, testStoreSettings } from './minio-server';
 import { TokenSigner } from '../../core/media/signed-tokens';
 import { freePort } from '../../core/embedded/temporal-dev-server';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../core/net/http-timeouts';
 import type { VideoSettings } from '../../core/services/video.service';
 import type { PublishSettings } from '../../core/services/publish.service';
 import type { PrecheckSettings } from '../../core/services/precheck.service';
@@ -168,6 +169,10 @@ export async function startStack(
      * default), or a store the test made (and closes) itself.
      */
     mediaStore?: MediaStoreKind | { store: MediaStore; env: Record<string, string> };
+    /** How long the gateway and core wait for slow clients; the service's defaults when not given. */
+    httpTimeouts?: Partial<HttpTimeouts>;
+    /** How long the gateway's /readyz reuses a probe; the service's default when not given. */
+    readinessCacheMs?: number;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -240,12 +245,20 @@ export async function startStack(
       shop: { productCacheTtlMs: opts.shop?.productCacheTtlMs ?? 60_000, precheck: { ...TEST_PRECHECK, ...opts.shop?.precheck } },
       seatConnectTtlMs: opts.seatConnectTtlMs,
     });
-    const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger });
+    const httpTimeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...opts.httpTimeouts };
+    const coreServer = await startCoreServer(core, { host: '127.0.0.1', port: 0, logger, httpTimeouts });
     const transport: Transport =
       opts.transport === 'http'
         ? createConnectTransport({ baseUrl: coreServer.url, httpVersion: '1.1', useBinaryFormat: true })
         : createInProcessTransport(core);
-    const app = await buildApp({ transport, logger, media, maxUploadBytes: opts.videos?.maxBytes ?? TEST_VIDEOS.maxBytes });
+    const app = await buildApp({
+      transport,
+      logger,
+      media,
+      maxUploadBytes: opts.videos?.maxBytes ?? TEST_VIDEOS.maxBytes,
+      httpTimeouts,
+      readinessCacheMs: opts.readinessCacheMs,
+    });
     try {
       await app.listen({ host: '127.0.0.1', port: gatewayPort });
     } catch (err) {

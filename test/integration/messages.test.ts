@@ -260,6 +260,9 @@ describe('direct messages', () => {
       expect(relayed.status).toBe(200);
       expect(relayed.headers.get('content-type')).toBe('image/png');
       expect(relayed.headers.get('cache-control')).toBe('private, no-store');
+      // Whatever a correspondent sent is saved as a file, never rendered in the API's origin.
+      expect(relayed.headers.get('content-disposition')).toBe('attachment');
+      expect(relayed.headers.get('x-content-type-options')).toBe('nosniff');
       expect(Buffer.from(await relayed.arrayBuffer()).equals(png(32, 32))).toBe(true);
       const viaSdk = await createVpsClient({ baseUrl: stack.baseUrl, apiKey: tenant.apiKey }).messages.fetchMedia({ query: media });
       expect(viaSdk.contentType).toBe('image/png');

@@ -349,6 +349,18 @@ describe('shop catalog', () => {
       expect(json.body.code).toBe(2001);
     });
 
+    it('draws one request from the rate limit per upload: the check before the file draws nothing', async () => {
+      // A key of its own, so its bucket starts full.
+      const fresh = await stack.admin.createApiKey({ userId: tenant.userId, name: 'one draw' });
+      const res = await postPhoto(stack.baseUrl, fresh.plaintext, [
+        ['accountId', account.openId],
+        ['file', { fileName: 'cover.png', bytes: png(108, 192) }],
+      ]);
+      expect(res.body.code).toBe(0);
+      const limit = Number(res.headers.get('x-ratelimit-limit'));
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(limit - 1));
+    });
+
     it('answers a repeat with the same Idempotency-Key with the first photo URI, uploading once', async () => {
       const parts: Parameters<typeof postPhoto>[2] = [
         ['accountId', account.openId],

@@ -1,6 +1,7 @@
 /**
  * A 1 GB direct upload, generated on the fly and streamed through the gateway to the media store:
- * the file arrives whole (same SHA-256) while the process's memory stays flat. The client, the
+ * the file arrives whole (same SHA-256) while the process's memory stays flat, and is not cut off
+ * by body timeouts much shorter than the upload. The client, the
  * gateway and core share this process, so its live memory bounds what the upload path holds. Also the shop
  * track's own 100 MB cap, under a service cap above it.
  */
@@ -22,7 +23,12 @@ describe('large direct uploads', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack({ videos: { maxBytes: Math.floor(1.1 * GiB) } });
+    stack = await startStack({
+      videos: { maxBytes: Math.floor(1.1 * GiB) },
+      // Limits far below the upload's duration: one that keeps sending is never cut, and the waits
+      // of our own store (backpressure, while the client is held back) are no pause of the client's.
+      httpTimeouts: { bodyIdleMs: 2_000, requestMs: 2_000 },
+    });
     tenant = await createTenant(stack);
   });
   afterAll(() => stack?.close());

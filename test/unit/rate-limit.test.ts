@@ -1,4 +1,4 @@
-import { retryAfterSeconds, shareOfDraw } from '../../core/db/repositories/access';
+import { peekedAccess, retryAfterSeconds, shareOfDraw } from '../../core/db/repositories/access';
 
 describe('retryAfterSeconds', () => {
   it.each([
@@ -60,5 +60,29 @@ describe('shareOfDraw', () => {
     [null, null],
   ])('answers nulls for a credential that drew nothing (drawn %p, tokens %p)', (drawn, tokens) => {
     expect(shareOfDraw(drawn, tokens, 0)).toEqual({ allowed: null, tokensLeft: null });
+  });
+});
+
+describe('peekedAccess (the check before a write, which draws nothing)', () => {
+  const row = (tokens: number | string | null, userDisabled = false) => ({
+    customer_id: 'cus_1',
+    user_id: 'usr_1',
+    user_disabled: userDisabled,
+    plan_expires_at: null,
+    plan_expired: false,
+    tokens,
+  });
+
+  it('lets the caller through while the bucket holds a whole token, leaving it there', () => {
+    expect(peekedAccess(row('1'))).toMatchObject({ allowed: true, tokensLeft: 1 });
+    expect(peekedAccess(row(59.5))).toMatchObject({ allowed: true, tokensLeft: 59.5 });
+  });
+
+  it('refuses it with less than one, as the write would be refused', () => {
+    expect(peekedAccess(row('0.999'))).toMatchObject({ allowed: false, tokensLeft: 0.999 });
+  });
+
+  it('says nothing of the bucket of a disabled user, who is refused before it', () => {
+    expect(peekedAccess(row(60, true))).toMatchObject({ userDisabled: true, allowed: null, tokensLeft: null });
   });
 });

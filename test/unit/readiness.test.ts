@@ -1,4 +1,4 @@
-import { mergeReports, probe, runProbes } from '../../core/observability/readiness';
+import { mergeReports, probe, runProbes, sharedReadiness, type ReadinessReport } from '../../core/observability/readiness';
 
 describe('readiness', () => {
   it('is ready when every gating dependency answers, whatever the others do', async () => {
@@ -33,5 +33,54 @@ describe('readiness', () => {
       ['temporal', true],
       ['worker', true],
     ]);
+  });
+
+  describe('shared between callers', () => {
+    const ready: ReadinessReport = { ready: true, checks: [] };
+    const down: ReadinessReport = { ready: false, checks: [{ name: 'core', ok: false, gatesReadiness: true, latencyMs: 1 }] };
+
+    /** A check that answers when the test says, counting its runs; and a clock the test moves. */
+    function harness(ttlMs: number) {
+      let clock = 0;
+      const pending: Array<{ resolve(r: ReadinessReport): void; reject(e: Error): void }> = [];
+      const check = jest.fn(() => new Promise<ReadinessReport>((resolve, reject) => pending.push({ resolve, reject })));
+      const shared = sharedReadiness(check, ttlMs, () => clock);
+      return { shared, check, pending, tick: (ms: number) => (clock += ms) };
+    }
+
+    it('runs one check for every caller that comes while it runs', async () => {
+      const h = harness(1_000);
+      const answers = Promise.all([h.shared(), h.shared(), h.shared()]);
+      expect(h.check).toHaveBeenCalledTimes(1);
+      h.pending[0]!.resolve(ready);
+      expect(await answers).toEqual([ready, ready, ready]);
+    });
+
+    it('keeps the report for the time given from the end of its check, then checks again', async () => {
+      const h = harness(1_000);
+      const first = h.shared();
+      h.tick(300); // the check takes 300
+      h.pending[0]!.resolve(down);
+      expect(await first).toBe(down);
+      h.tick(999);
+      expect(await h.shared()).toBe(down);
+      expect(h.check).toHaveBeenCalledTimes(1);
+      h.tick(1);
+      const second = h.shared();
+      expect(h.check).toHaveBeenCalledTimes(2);
+      h.pending[1]!.resolve(ready);
+      expect(await second).toBe(ready);
+    });
+
+    it('keeps no failure of the check itself: the next caller checks again', async () => {
+      const h = harness(1_000);
+      const failed = h.shared();
+      h.pending[0]!.reject(new Error('boom'));
+      await expect(failed).rejects.toThrow('boom');
+      const next = h.shared();
+      expect(h.check).toHaveBeenCalledTimes(2);
+      h.pending[1]!.resolve(ready);
+      expect(await next).toBe(ready);
+    });
   });
 });

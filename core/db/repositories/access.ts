@@ -155,6 +155,45 @@ export function shareOfDraw(drawn: number | null, tokensAfter: number | null, po
     : { allowed: false, tokensLeft: tokensAfter };
 }
 
+/**
+ * What a bucket holds now, refilled by the same rule as a draw but written nowhere ($2 per minute):
+ * a bucket never drawn from is full. For a look that must not spend the token it checks.
+ */
+export const TOKENS_NOW = `least($2::float8, coalesce(b.tokens + greatest(0, extract(epoch from (clock_timestamp() - b.updated_at))) * ($2::float8 / 60), $2::float8))`;
+
+const PEEK_KEY = `
+  select k.id as key_id, k.customer_id, k.user_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
+    coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired, ${TOKENS_NOW} as tokens
+  from api_keys k
+  join users u on u.id = k.user_id
+  join customers c on c.id = k.customer_id
+  left join rate_limit_buckets b on b.bucket_key = k.id
+  where k.key_hash = $1 and k.revoked_at is null`;
+
+/** The access of a request that draws nothing: let through while the bucket holds a whole token. */
+export function peekedAccess(row: Omit<MeteredRow, 'drawn'>): Omit<AccessRow, 'keyId'> {
+  const tokens = row.tokens === null ? null : Number(row.tokens);
+  return {
+    customerId: row.customer_id,
+    userId: row.user_id,
+    userDisabled: row.user_disabled,
+    planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
+    planExpired: row.plan_expired,
+    allowed: row.user_disabled || tokens === null ? null : tokens >= 1,
+    tokensLeft: row.user_disabled ? null : tokens,
+  };
+}
+
+/**
+ * Authenticates an API key as authenticateAndMeterKeys does, without drawing from its bucket or
+ * touching the key: for the check before a write, which draws itself. One statement, unbatched:
+ * it runs once per upload, not once per request.
+ */
+export async function peekKey(db: Db, keyHash: string, perMinute: number): Promise<AccessRow | undefined> {
+  const [row] = await rawQuery<Omit<MeteredRow, 'drawn'> & { key_id: string }>(db, PEEK_KEY, [keyHash, perMinute]);
+  return row ? { keyId: row.key_id, ...peekedAccess(row) } : undefined;
+}
+
 /** Seconds until one token is back, never less than 1 (Retry-After is a whole number). */
 export function retryAfterSeconds(tokensLeft: number, perMinute: number): number {
   return Math.max(1, Math.ceil(((1 - tokensLeft) * 60) / perMinute));

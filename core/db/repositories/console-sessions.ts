@@ -6,7 +6,7 @@ import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { rawQuery, type Db, type Executor } from '../client';
 import { consoleSessions, users } from '../schema';
 import { newId } from '../../ids';
-import { bucketDraw, meteredAccess, type AccessRow, type MeteredRow } from './access';
+import { bucketDraw, meteredAccess, peekedAccess, TOKENS_NOW, type AccessRow, type MeteredRow } from './access';
 import { notifyCredentialsWithdrawn } from './credential-notices';
 import type { UserRow } from './tenancy';
 
@@ -112,4 +112,22 @@ export async function authenticateSessionAndMeter(
   const rows = await rawQuery<MeteredRow & { session_id: string }>(db, AUTHENTICATE_SESSION_AND_METER, [tokenHash, perMinute, ttlMs]);
   const row = rows[0];
   return row ? { sessionId: row.session_id, ...meteredAccess(row, 0) } : undefined;
+}
+
+const PEEK_SESSION = `
+  select s.id as session_id, s.user_id, u.customer_id, u.disabled_at is not null as user_disabled, c.plan_expires_at,
+    coalesce(c.plan_expires_at <= clock_timestamp(), false) as plan_expired, ${TOKENS_NOW} as tokens
+  from console_sessions s
+  join users u on u.id = s.user_id
+  join customers c on c.id = u.customer_id
+  left join rate_limit_buckets b on b.bucket_key = s.user_id
+  where s.token_hash = $1 and s.expires_at > clock_timestamp() and s.absolute_expires_at > clock_timestamp()`;
+
+/**
+ * Authenticates a session as authenticateSessionAndMeter does, without drawing from the user's
+ * bucket or moving the expiry: for the check before a write, which does both itself.
+ */
+export async function peekSession(db: Db, tokenHash: string, perMinute: number): Promise<SessionAccessRow | undefined> {
+  const [row] = await rawQuery<Omit<MeteredRow, 'drawn'> & { session_id: string }>(db, PEEK_SESSION, [tokenHash, perMinute]);
+  return row ? { sessionId: row.session_id, ...peekedAccess(row) } : undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * Message media that is not JSON: the image upload (POST …/message/media/upload), multipart: the
  * field account, then the part file (JPG or PNG, at most 3 MB, official-api.md §6.4), checked by
- * core account first, then bytes; and the media itself (GET …/message/media/content), which the
+ * core caller and account first (before the gateway reads the file), then bytes; and the media itself (GET …/message/media/content), which the
  * platform serves only to a holder of the account's token, relayed by core as a byte stream.
  */
 import { Readable } from 'node:stream';
@@ -33,6 +33,8 @@ export async function registerMessageMediaRoute(app: FastifyInstance, opts: { tr
     },
     accountField: 'account',
     maxBytes: MESSAGE_MEDIA_MAX_BYTES,
+    check: (req, account) =>
+      opts.transport.unary(MessageService.method.checkMediaUpload, undefined, undefined, forwardedHeaders(req), { account }),
     send: async (req, upload) => {
       const res = await opts.transport.unary(MessageService.method.uploadMessageMedia, undefined, undefined, forwardedHeaders(req), upload);
       return { header: res.header, data: res.message.data ?? {} };
@@ -73,7 +75,12 @@ function registerMediaContentRoute(app: FastifyInstance, transport: Transport): 
       const head = !first.done && first.value.part.case === 'head' ? first.value.part.value : undefined;
       if (!head) throw new Error('core sent media without its head');
       forwardResponseHeaders(res.header, reply);
-      void reply.header('content-type', head.contentType).header('cache-control', 'private, no-store');
+      // Whatever a customer's correspondent sent: saved as a file, never shown in the API's origin
+      // (with nosniff, which every answer carries, a browser cannot be talked into running it).
+      void reply
+        .header('content-type', head.contentType)
+        .header('content-disposition', 'attachment')
+        .header('cache-control', 'private, no-store');
       if (head.contentLength !== undefined) void reply.header('content-length', String(head.contentLength));
       return reply.send(Readable.from(chunks(parts)));
     },

@@ -1,8 +1,9 @@
 /**
  * The shop catalog over HTTP: the product query and the music search are plain RPC rows; the
- * cover photo upload (POST /v1/photos) is multipart: the file part is read into memory with a hard
- * cap (the limit plus one byte, so an oversized file is refused as soon as it passes the limit),
- * then core checks the account first, then the bytes, and uploads them to the shop. The rule
+ * cover photo upload (POST /v1/photos) is multipart: core accepts the caller and the account
+ * before the file is read, the file part is read into memory with a hard cap (the limit plus one
+ * byte, so an oversized file is refused as soon as it passes the limit), then core checks the
+ * account again, then the bytes, and uploads them to the shop. The rule
  * itself lives in core (core/shop/photo.ts); the gateway only bounds what it buffers.
  */
 import { timestampDate } from '@bufbuild/protobuf/wkt';
@@ -84,6 +85,8 @@ export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { tra
     },
     accountField: 'accountId',
     maxBytes: PHOTO_MAX_BYTES,
+    check: (req, accountId) =>
+      opts.transport.unary(ShopCatalogService.method.checkPhotoUpload, undefined, undefined, forwardedHeaders(req), { accountId }),
     // Authenticates, meters, checks the account, then the bytes (core/shop/photo.ts).
     send: async (req, upload) => {
       const res = await opts.transport.unary(ShopCatalogService.method.uploadPhoto, undefined, undefined, forwardedHeaders(req), {

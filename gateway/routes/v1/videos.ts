@@ -98,7 +98,7 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
     scope.route<{ Body: RemoteUploadBody | null | undefined }>({
       method: 'POST',
       url: '/videos',
-      config: { access: Access.WRITE },
+      config: { access: Access.WRITE, upload: true },
       attachValidation: true,
       schema: {
         summary:

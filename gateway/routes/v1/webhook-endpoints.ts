@@ -24,6 +24,7 @@ export const webhookEndpointRoutes = [
     url: '/webhook-endpoints',
     summary: 'Register a webhook endpoint; the secret is returned once',
     rpc: WebhookEndpointService.method.createEndpoint,
+    carriesSecret: true,
     schema: { body: CreateWebhookEndpointBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
     toRequest: (req) => {
       const body = req.body;
@@ -45,6 +46,7 @@ export const webhookEndpointRoutes = [
     url: '/webhook-endpoints/:id/rotate-secret',
     summary: 'Issue a new secret, returned once; pushes carry both signatures during the grace period',
     rpc: WebhookEndpointService.method.rotateSecret,
+    carriesSecret: true,
     optionalBody: true,
     schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
     toRequest: (req) => ({ id: req.params.id }),
