@@ -3,16 +3,24 @@
  * per-attempt timeout over the worker's kept-alive connections, its answer turned into an attempt
  * record (status code, duration, failure reason). The receiver's answer is an outcome, never a throw.
  */
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { EventRow } from '../core/db/repositories/events';
 import type { WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import { eventBody } from '../core/events/present';
 import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
 import { isIP } from 'node:net';
 import { contactableLookup, isContactable } from '../core/net/address-policy';
+import { replaceUnstorable } from '../core/unstorable-text';
+
+/**
+ * The most of a receiver's answer a push reads. A short answer is read to its end, so the
+ * kept-alive connection serves the next push; a longer one is cut here and its connection closed,
+ * so a receiver answering megabytes costs the shared worker 4 KiB, never the body's size.
+ */
+export const MAX_REPLY_BYTES = 4096;
 
 /** Enough of the receiver's answer to say why it failed, never the whole body. */
-const MAX_REASON_BODY = 200;
+const MAX_REASON_CHARS = 200;
 
 export interface PushResult {
   startedAt: Date;
@@ -60,8 +68,8 @@ export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush
         signal: AbortSignal.timeout(timeoutMs),
       });
       statusCode = response.statusCode;
-      const text = await response.body.text().catch(() => '');
-      if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${text ? `: ${text.slice(0, MAX_REASON_BODY)}` : ''}`;
+      const reply = await readReplyHead(response.body, MAX_REPLY_BYTES, timeoutMs);
+      if (statusCode < 200 || statusCode >= 300) error = failureReason(statusCode, reply);
     } catch (err) {
       error = describeNetworkError(err, timeoutMs);
     }
@@ -70,18 +78,65 @@ export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush
   };
 }
 
+/**
+ * The first `maxBytes` of the answer as text. The rest is never read: the body is destroyed, which
+ * closes its connection rather than draining it. The attempt's signal bounds the read too, so a
+ * receiver that trickles its body is cut off at the attempt timeout with what it had sent.
+ */
+async function readReplyHead(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<{ text: string; brokenOff?: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let brokenOff: string | undefined;
+  try {
+    // Leaving the loop early destroys the body, and with it the connection.
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= maxBytes) break;
+    }
+  } catch (err) {
+    // The status already decides the outcome; an answer broken off (the attempt's time ran out,
+    // the receiver reset) is only said in the reason, after what had arrived.
+    brokenOff = isTimeout(err)
+      ? `the attempt's ${timeoutMs} ms ran out`
+      : `connection failed: ${(err as { code?: string }).code ?? (err as Error).message}`;
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  const text = Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+  return brokenOff ? { text, brokenOff } : { text };
+}
+
+/**
+ * The attempt's failure reason: the status and the start of the answer, with U+FFFD for the
+ * characters Postgres cannot hold (a NUL in the answer, a pair the cut split), since one such
+ * reason would fail the batched write of every outcome beside it.
+ */
+function failureReason(statusCode: number, reply: { text: string; brokenOff?: string }): string {
+  const head = reply.text.slice(0, MAX_REASON_CHARS);
+  const brokenOff = reply.brokenOff ? ` (answer broken off: ${reply.brokenOff})` : '';
+  return replaceUnstorable(`HTTP ${statusCode}${head ? `: ${head}` : ''}${brokenOff}`);
+}
+
 /** The keys pushes are signed with: the current one, and the previous one during its grace period. */
 function liveKeys(endpoint: WebhookEndpointRow): string[] {
   const previousLive = endpoint.previousSigningKey && endpoint.previousKeyExpiresAt && endpoint.previousKeyExpiresAt > new Date();
   return previousLive ? [endpoint.signingKey, endpoint.previousSigningKey!] : [endpoint.signingKey];
 }
 
+function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  const name = (err as { name?: string }).name;
+  return name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+}
+
 function describeNetworkError(err: unknown, timeoutMs: number): string {
   const code = (err as { code?: string }).code;
-  const name = (err as { name?: string }).name;
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return `no response within ${timeoutMs} ms`;
-  }
+  if (isTimeout(err)) return `no response within ${timeoutMs} ms`;
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code === 'EADDRNOTPUBLIC' || code === 'EADDRNOTPUBLIC') return `refused: ${cause?.message ?? (err as Error).message}`;
   return `connection failed: ${cause?.code ?? code ?? (err as Error).message}`;

@@ -128,6 +128,99 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
 }
 
+export interface ReplyLog {
+  /** Bytes of the body the receiver handed to the socket before the answer ended. */
+  sent: number;
+  /** True when the client closed the connection before the whole body was sent. */
+  cutOff: boolean;
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface ReplyingReceiver {
+  url: string;
+  /** One entry per answer that has ended (sent whole, or cut off by the client), in order. */
+  replies: ReplyLog[];
+  /** Resolves once `count` answers have ended. */
+  waitForReplies(count: number, timeoutMs?: number): Promise<ReplyLog[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A receiver that answers every push with `status` and a long body: `chunk` again and again,
+ * `totalBytes` in all (or without end), as fast as the socket takes it or one chunk every
+ * `everyMs`. It counts what it managed to send before the client closed the connection, which
+ * tells how much of an answer the client read far more steadily than the client's memory does.
+ */
+export async function startReplyingReceiver(opts: {
+  status: number;
+  chunk: Buffer;
+  totalBytes: number | 'endless';
+  everyMs?: number;
+}): Promise<ReplyingReceiver> {
+  const replies: ReplyLog[] = [];
+  const waiters = new Set<() => void>();
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const log = { sent: 0, cutOff: false, startedAt: Date.now(), endedAt: 0 };
+      let timer: NodeJS.Timeout | undefined;
+      const ended = () => {
+        if (log.endedAt) return;
+        clearTimeout(timer);
+        log.endedAt = Date.now();
+        replies.push(log);
+        for (const wake of waiters) wake();
+      };
+      res.on('close', () => {
+        log.cutOff = !res.writableFinished;
+        ended();
+      });
+      res.writeHead(opts.status, { 'content-type': 'text/plain; charset=utf-8' });
+      const left = () => (opts.totalBytes === 'endless' ? Infinity : opts.totalBytes - log.sent);
+      const more = () => {
+        while (!res.destroyed && left() > 0) {
+          const piece = left() < opts.chunk.length ? opts.chunk.subarray(0, left()) : opts.chunk;
+          log.sent += piece.length;
+          const flowing = res.write(piece);
+          if (opts.everyMs) {
+            timer = setTimeout(more, opts.everyMs);
+            return;
+          }
+          if (!flowing) {
+            res.once('drain', more);
+            return;
+          }
+        }
+        if (!res.destroyed) res.end();
+      };
+      more();
+    });
+  });
+  const url = await listen(server);
+  return {
+    url,
+    replies,
+    waitForReplies(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (replies.length < count) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(replies.slice(0, count));
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`expected ${count} answers to end, got ${replies.length}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => close(server),
+  };
+}
+
 /** Receivers a test file starts as it goes, all closed together in its afterAll. */
 export function receiverPool(): { start(): Promise<WebhookReceiver>; closeAll(): Promise<void> } {
   const started: WebhookReceiver[] = [];
