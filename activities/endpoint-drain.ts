@@ -24,7 +24,7 @@ const LEASE_MARGIN_MS = 15_000;
 /** How often a drain heartbeats: well inside the workflow's 10 s heartbeat timeout. */
 const HEARTBEAT_EVERY_MS = 1_000;
 
-/** How stale a drain's copy of its endpoint may be (its keys, whether it still exists). */
+/** How stale a drain's copy of its endpoint may be (its URL, whether it still exists); its keys come with each claim. */
 const ENDPOINT_REFRESH_MS = 1_000;
 
 export interface DrainDeps {
@@ -168,7 +168,13 @@ export class EndpointDrain {
   /** One attempt and what it decides: delivered, retried on the schedule, failed, or the endpoint disabled. */
   private async send(row: ClaimedDelivery, endpoint: WebhookEndpointRow): Promise<void> {
     const attempt = row.attemptsMade + 1;
-    const result = await this.deps.push({ endpoint, event: row.event, deliveryId: row.id, timeoutMs: this.deps.attemptTimeoutMs });
+    const result = await this.deps.push({
+      endpoint,
+      signingKeys: row.signingKeys,
+      event: row.event,
+      deliveryId: row.id,
+      timeoutMs: this.deps.attemptTimeoutMs,
+    });
     const outcome: AttemptOutcome = { deliveryId: row.id, owner: this.owner, attempt, ...result, status: 'pending', nextAttemptAt: null };
     let counted: DeliveryAttemptOutcome;
     if (result.succeeded) {

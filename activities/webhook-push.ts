@@ -4,6 +4,7 @@
  * record (status code, duration, failure reason). The receiver's answer is an outcome, never a throw.
  */
 import { Agent, request, type Dispatcher } from 'undici';
+import type { StoredSigningKeys } from '../core/db/repositories/delivery-queue';
 import type { EventRow } from '../core/db/repositories/events';
 import type { WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import { eventBody } from '../core/events/present';
@@ -33,6 +34,8 @@ export interface PushResult {
 
 export type WebhookPush = (push: {
   endpoint: WebhookEndpointRow;
+  /** The keys as read with the delivery's claim, not the drain's copy of the endpoint. */
+  signingKeys: StoredSigningKeys;
   event: EventRow;
   deliveryId: string;
   timeoutMs: number;
@@ -42,7 +45,7 @@ export type WebhookPush = (push: {
 export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush {
   // One agent per worker: keeps connections to receivers alive between attempts and drains.
   const agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: contactableLookup(opts.allowInsecure) } });
-  return async ({ endpoint, event, deliveryId, timeoutMs }) => {
+  return async ({ endpoint, signingKeys, event, deliveryId, timeoutMs }) => {
     const body = JSON.stringify(eventBody(event));
     const startedAt = new Date();
     let statusCode: number | null = null;
@@ -58,7 +61,7 @@ export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush
         headers: {
           'content-type': 'application/json',
           'user-agent': 'vps-webhooks/1',
-          [SIGNATURE_HEADER]: pushSignature(liveKeys(endpoint), Math.floor(Date.now() / 1000), body),
+          [SIGNATURE_HEADER]: pushSignature(liveKeys(signingKeys), Math.floor(Date.now() / 1000), body),
           [EVENT_ID_HEADER]: event.id,
           [DELIVERY_ID_HEADER]: deliveryId,
         },
@@ -123,9 +126,8 @@ function failureReason(statusCode: number, reply: { text: string; brokenOff?: st
 }
 
 /** The keys pushes are signed with: the current one, and the previous one during its grace period. */
-function liveKeys(endpoint: WebhookEndpointRow): string[] {
-  const previousLive = endpoint.previousSigningKey && endpoint.previousKeyExpiresAt && endpoint.previousKeyExpiresAt > new Date();
-  return previousLive ? [endpoint.signingKey, endpoint.previousSigningKey!] : [endpoint.signingKey];
+function liveKeys(keys: StoredSigningKeys): string[] {
+  return keys.previous ? [keys.current, keys.previous] : [keys.current];
 }
 
 function isTimeout(err: unknown): boolean {

@@ -99,6 +99,7 @@ import type {
   ListedWebhookEndpointJson,
   RecoverEndpointBody,
   RecoveredJson,
+  RotateSecretBody,
   TestEventJson,
   WebhookEndpointJson,
 } from '../gateway/schemas/webhook-endpoints';
@@ -237,10 +238,10 @@ export const ENDPOINTS = {
       'DELETE',
       '/v1/webhook-endpoints/:id',
     ),
-    /** The new secret is in the answer, once. */
+    /** The new secret is in the answer, once; `oldSecretExpiresInSeconds: 0` stops the old one signing at once. */
     rotateSecret: endpoint<{
       params: Json<typeof EndpointIdParams>;
-      body?: Json<typeof EmptyActionBody>;
+      body?: Json<typeof RotateSecretBody>;
       data: Json<typeof CreatedWebhookEndpointJson>;
     }>('POST', '/v1/webhook-endpoints/:id/rotate-secret'),
     enable: endpoint<{

@@ -1,5 +1,5 @@
 /**
- * `vps webhooks create|list|test|delete`: the endpoints events are pushed to. `list` shows each
+ * `vps webhooks create|list|test|rotate-secret|delete`: the endpoints events are pushed to. `list` shows each
  * endpoint's delivery queue as the console does (backlog, in flight, oldest and next due); its JSON
  * carries the whole `queue` object.
  */
@@ -47,6 +47,16 @@ export function webhooksCommand(): Command {
   const test = apiCommand('test', 'push a service.endpoint.test event to this endpoint only, and print its delivery')
     .argument('<id>', 'the endpoint id')
     .option('--wait <seconds>', 'follow the delivery until it ends, at most this long (0: print it as started)', wholeNumber, 10);
+  const rotate = apiCommand(
+    'rotate-secret',
+    'issue a new signing secret, printed here once; the old one keeps signing for the grace period',
+  )
+    .argument('<id>', 'the endpoint id')
+    .option(
+      '--old-secret-expires-in <seconds>',
+      'how long the old secret keeps signing, at most the grace period (0: at once, for a secret that leaked)',
+      wholeNumber,
+    );
   return new Command('webhooks')
     .description('webhook endpoints')
     .addCommand(
@@ -62,6 +72,13 @@ export function webhooksCommand(): Command {
         const { delivery } = await client.webhooks.test({ params: { id: test.args[0]! } });
         // A delivery still pending here is retrying (or not yet tried): the delivery log shows the rest.
         out.print(await followDelivery(client, delivery, wait * 1000));
+      }),
+    )
+    .addCommand(
+      onApi(rotate, async ({ client, out }) => {
+        const { oldSecretExpiresIn } = rotate.opts<{ oldSecretExpiresIn?: number }>();
+        const body = oldSecretExpiresIn === undefined ? {} : { oldSecretExpiresInSeconds: oldSecretExpiresIn };
+        out.print(await client.webhooks.rotateSecret({ params: { id: rotate.args[0]! }, body }));
       }),
     )
     .addCommand(onApi(del, async ({ client, out }) => out.print(await client.webhooks.delete({ params: { id: del.args[0]! } }))));

@@ -87,16 +87,30 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
 
   async rotateSecret(req: RotateSecretRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
+    const graceMs = this.oldSecretGraceMs(req.oldSecretExpiresInSeconds);
     const secret = newSecret();
     const row = await rotateSigningKey(
       this.deps.db,
       customerId,
       req.id,
       signingKeyOf(secret),
-      new Date(Date.now() + this.deps.secretGraceMs),
+      graceMs > 0 ? new Date(Date.now() + graceMs) : null,
     );
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
     return { endpoint: toWebhookEndpoint(row), secret };
+  }
+
+  /**
+   * How long the old secret keeps signing: the grace period unless the caller asks for less. Never
+   * more: a receiver still trusting an old secret longer is what the grace period bounds.
+   */
+  private oldSecretGraceMs(requestedSeconds: number | undefined): number {
+    if (requestedSeconds === undefined) return this.deps.secretGraceMs;
+    const maxSeconds = Math.floor(this.deps.secretGraceMs / 1000);
+    if (requestedSeconds > maxSeconds) {
+      throw invalidField('oldSecretExpiresInSeconds', `must be at most ${maxSeconds} (the grace period); 0 expires the old secret at once`);
+    }
+    return requestedSeconds * 1000;
   }
 
   async enableEndpoint(req: EnableEndpointRequest, ctx: HandlerContext) {

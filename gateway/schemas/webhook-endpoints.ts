@@ -70,7 +70,26 @@ export const RecoverEndpointBody = Type.Object(
 );
 export type RecoverEndpointBody = Static<typeof RecoverEndpointBody>;
 
-/** Actions that take no parameters (rotate-secret, enable) accept no body fields. */
+/**
+ * The old secret's time left after a rotation. The bound here is the field's type (uint32); core
+ * holds the real one, the configured grace period, and names it when it refuses.
+ */
+export const RotateSecretBody = Type.Object(
+  {
+    oldSecretExpiresInSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 4_294_967_295,
+        description:
+          "Seconds the old secret keeps signing beside the new one, at most the grace period (86400, 24 hours, unless the service is configured otherwise), which also applies when this is absent. 0 expires it at once, for a secret that leaked: pushes sent after the rotation carry the new secret's signature only",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateSecretBody = Static<typeof RotateSecretBody>;
+
+/** Actions that take no parameters (enable, test) accept no body fields. */
 export const EmptyActionBody = Type.Object({}, { additionalProperties: false });
 
 export const RecoveredJson = Type.Object({ redelivered: Type.Integer(), truncated: Type.Boolean() });

@@ -201,6 +201,13 @@ describe('vps API commands', () => {
     const listed = await ok('webhooks', 'list');
     expect(listed.items).toEqual([expect.objectContaining({ id: created.id, url: 'https://93.184.215.14/hook' })]);
     expect(listed.items[0]).not.toHaveProperty('secret');
+    const [graced, leaked] = [
+      await ok('webhooks', 'rotate-secret', created.id),
+      await ok('webhooks', 'rotate-secret', created.id, '--old-secret-expires-in', '0'),
+    ];
+    expect(graced).toMatchObject({ id: created.id, secret: expect.any(String), previousSecretExpiresAt: expect.any(String) });
+    expect(leaked).toMatchObject({ id: created.id, secret: expect.any(String), previousSecretExpiresAt: null });
+    expect(new Set([created.secret, graced.secret, leaked.secret]).size).toBe(3);
     expect(await ok('webhooks', 'delete', created.id)).toEqual({ id: created.id, deleted: true });
   }, 120_000);
 

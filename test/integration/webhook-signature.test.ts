@@ -23,6 +23,7 @@ import {
   WebhookSignatureError,
   type VpsClient,
 } from '../../sdk';
+import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { createTenant, startStack, startStackWorker, unreachableUpstream, type Stack } from '../helpers/stack';
 
@@ -91,6 +92,7 @@ describe('verifying real pushes with the SDK and with Stripe’s verifier', () =
   let worker: RunningWorker;
   let receiver: Awaited<ReturnType<typeof startVerifyingReceiver>>;
   let client: VpsClient;
+  let apiKey: string;
 
   beforeAll(async () => {
     stack = await startStack({ taskQueue, allowInsecureWebhookUrls: true, ratePerMinute: POLLING_RATE });
@@ -98,7 +100,8 @@ describe('verifying real pushes with the SDK and with Stripe’s verifier', () =
     worker = await startStackWorker(stack, taskQueue, upstream);
     receiver = await startVerifyingReceiver();
     const tenant = await createTenant(stack);
-    client = createVpsClient({ baseUrl: stack.baseUrl, apiKey: tenant.apiKey });
+    apiKey = tenant.apiKey;
+    client = createVpsClient({ baseUrl: stack.baseUrl, apiKey });
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();
@@ -160,6 +163,58 @@ describe('verifying real pushes with the SDK and with Stripe’s verifier', () =
     expect(() => stripe.webhooks.constructEvent(push.body, push.header, stripeSecretFor('whsec_someone_else'))).toThrow(
       Stripe.errors.StripeSignatureVerificationError,
     );
+  });
+
+  it('signs with the new secret only after a rotation that expires the old one at once, even while a drain holds the endpoint', async () => {
+    const created = await client.webhooks.create({ body: { url: receiver.url, eventTypes: ['*'] } });
+    receiver.useSecret(created.secret);
+    // A push first: the endpoint's drain now runs, with its own copy of the endpoint.
+    expect((await deliver(created.id)).push.outcome).toBe('ok');
+
+    const rotated = await client.webhooks.rotateSecret({ params: { id: created.id }, body: { oldSecretExpiresInSeconds: 0 } });
+    expect(rotated.previousSecretExpiresAt).toBeNull();
+    receiver.useSecret(rotated.secret);
+
+    for (let n = 0; n < 2; n++) {
+      const { push, status } = await deliver(created.id);
+      expect([push.outcome, status]).toEqual(['ok', 'succeeded']);
+      expect(push.header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(() => verifyWebhookSignature(push.body, push.header, created.secret)).toThrow(SignatureMismatchError);
+      expect(() => stripe.webhooks.constructEvent(push.body, push.header, stripeSecretFor(created.secret))).toThrow(
+        Stripe.errors.StripeSignatureVerificationError,
+      );
+    }
+    const listed = (await client.webhooks.list()).items.find((e) => e.id === created.id);
+    expect(listed?.previousSecretExpiresAt).toBeNull();
+  });
+
+  it('keeps the old secret for the time asked, at most the grace period, and refuses anything else with 2001', async () => {
+    const created = await client.webhooks.create({ body: { url: receiver.url, eventTypes: ['*'] } });
+    const rotate = (json: unknown) =>
+      call<{ previousSecretExpiresAt: string | null }>(stack.baseUrl, 'POST', `/v1/webhook-endpoints/${created.id}/rotate-secret`, {
+        key: apiKey,
+        json,
+      });
+
+    const before = Date.now();
+    const shortened = await rotate({ oldSecretExpiresInSeconds: 60 });
+    expect(shortened.body.code).toBe(0);
+    const expiresAt = new Date(shortened.body.data.previousSecretExpiresAt!).getTime();
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 59_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 60_000);
+
+    for (const [json, message] of [
+      [{ oldSecretExpiresInSeconds: 86_401 }, /^oldSecretExpiresInSeconds: must be at most 86400 \(the grace period\)/],
+      [{ oldSecretExpiresInSeconds: -1 }, /^oldSecretExpiresInSeconds: must be >= 0/],
+      [{ oldSecretExpiresInSeconds: 1.5 }, /^oldSecretExpiresInSeconds: must be integer/],
+      [{ oldSecretExpiresInSeconds: '0' }, /^oldSecretExpiresInSeconds: must be integer/],
+      [{ oldSecretExpiresInSeconds: 2 ** 40 }, /^oldSecretExpiresInSeconds: must be <= 4294967295/],
+      [{ expireOldSecret: true }, /expireOldSecret/],
+    ] as const) {
+      const refused = await rotate(json);
+      expect([refused.status, refused.body.code]).toEqual([422, 2001]);
+      expect(refused.body.message).toMatch(message);
+    }
   });
 
   it('refuses the real push with a changed body, past the replay window, or without its header, in both verifiers', async () => {

@@ -60,11 +60,23 @@ export async function enqueueDeliveries(
   });
 }
 
+/** An endpoint's signing keys as stored (sealed, or plain from before sealing), read with a claim. */
+export interface StoredSigningKeys {
+  current: string;
+  /** The previous key while its grace lasts; null once it has expired or was dropped. */
+  previous: string | null;
+}
+
 export interface ClaimedDelivery {
   id: string;
   /** Attempts made before this claim. */
   attemptsMade: number;
   event: EventRow;
+  /**
+   * The endpoint's keys as they stood at the claim: a rotation that expired the old key at once
+   * holds for every row claimed after it, whatever a drain's copy of the endpoint still says.
+   */
+  signingKeys: StoredSigningKeys;
 }
 
 /** What one drain asks of a claim: up to `limit` due rows of its endpoint, leased to `owner` for `leaseMs`. */
@@ -96,7 +108,14 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
     q.limit > 0 ? [{ ord, endpoint_id: q.endpointId, lim: q.limit, lease_ms: q.leaseMs, owner: q.owner }] : [],
   );
   if (asked.length === 0) return answers;
-  const rows = await queryRows<{ ord: number; id: string; attempts_made: number; event: Record<string, unknown> }>(
+  const rows = await queryRows<{
+    ord: number;
+    id: string;
+    attempts_made: number;
+    event: Record<string, unknown>;
+    signing_key: string;
+    previous_signing_key: string | null;
+  }>(
     db,
     sql`with asked as (
           select * from jsonb_to_recordset(${JSON.stringify(asked)}::jsonb) as a(ord int, endpoint_id text, lim int, lease_ms int, owner text)
@@ -117,11 +136,22 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
           where d.id = due.id
           returning due.ord, d.id, d.event_id, d.attempts_made, d.next_attempt_at
         )
-        select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event
-        from claimed join events e on e.id = claimed.event_id
+        select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event, w.signing_key,
+          case when w.previous_key_expires_at > now() then w.previous_signing_key end as previous_signing_key
+        from claimed
+          join events e on e.id = claimed.event_id
+          join asked on asked.ord = claimed.ord
+          join webhook_endpoints w on w.id = asked.endpoint_id
         order by claimed.ord, claimed.next_attempt_at, claimed.id`,
   );
-  for (const r of rows) answers[r.ord]!.push({ id: r.id, attemptsMade: r.attempts_made, event: readEvent(r.event) });
+  for (const r of rows) {
+    answers[r.ord]!.push({
+      id: r.id,
+      attemptsMade: r.attempts_made,
+      event: readEvent(r.event),
+      signingKeys: { current: r.signing_key, previous: r.previous_signing_key },
+    });
+  }
   return answers;
 }
 

@@ -53,17 +53,23 @@ export async function findEndpoint(db: Executor, id: string): Promise<WebhookEnd
   return row;
 }
 
-/** A new signing key; the current one keeps signing beside it until `previousUntil`. */
+/**
+ * A new signing key; the current one keeps signing beside it until `previousUntil`, or, when that
+ * is null, is dropped at once with any earlier one still in its grace.
+ */
 export async function rotateSigningKey(
   db: Executor,
   customerId: string,
   id: string,
   signingKey: string,
-  previousUntil: Date,
+  previousUntil: Date | null,
 ): Promise<WebhookEndpointRow | undefined> {
+  const previous = previousUntil
+    ? { previousSigningKey: sql`${webhookEndpoints.signingKey}`, previousKeyExpiresAt: previousUntil }
+    : { previousSigningKey: null, previousKeyExpiresAt: null };
   const [row] = await db
     .update(webhookEndpoints)
-    .set({ signingKey, previousSigningKey: sql`${webhookEndpoints.signingKey}`, previousKeyExpiresAt: previousUntil })
+    .set({ signingKey, ...previous })
     .where(and(live(customerId), eq(webhookEndpoints.id, id)))
     .returning();
   return row;

@@ -10,6 +10,7 @@ import {
   ListedWebhookEndpointJson,
   RecoverEndpointBody,
   RecoveredJson,
+  RotateSecretBody,
   TestEventJson,
   WebhookEndpointJson,
 } from '../../schemas/webhook-endpoints';
@@ -44,12 +45,13 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'POST',
     url: '/webhook-endpoints/:id/rotate-secret',
-    summary: 'Issue a new secret, returned once; pushes carry both signatures during the grace period',
+    summary:
+      'Issue a new secret, returned once; pushes carry both signatures during the grace period, or the new one only with oldSecretExpiresInSeconds 0',
     rpc: WebhookEndpointService.method.rotateSecret,
     carriesSecret: true,
     optionalBody: true,
-    schema: { params: EndpointIdParams, body: EmptyActionBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
-    toRequest: (req) => ({ id: req.params.id }),
+    schema: { params: EndpointIdParams, body: RotateSecretBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
+    toRequest: (req) => ({ id: req.params.id, oldSecretExpiresInSeconds: req.body.oldSecretExpiresInSeconds }),
     toData: (res) => ({ ...webhookEndpointJson(res.endpoint!), secret: res.secret }),
   }),
   defineRoute({
