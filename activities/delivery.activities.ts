@@ -7,6 +7,7 @@
  * serve the previous release's per-delivery workflows, which now hand their delivery to the queue.
  */
 import { Context } from '@temporalio/activity';
+import type { SealedBox } from '../core/crypto/sealed-box';
 import type { Db } from '../core/db/client';
 import { Batcher } from '../core/db/batcher';
 import {
@@ -31,6 +32,8 @@ import { createWebhookPush } from './webhook-push';
 
 export interface DeliveryActivityDeps {
   db: Db;
+  /** Opens the endpoints' signing keys. */
+  sealedBox: SealedBox;
   workerIdentity: string;
   /** Local development and tests only: http and private addresses may receive pushes. */
   allowInsecureWebhookUrls: boolean;
@@ -51,7 +54,7 @@ const MAX_OUTCOME_BATCH = 256;
 const MAX_CLAIM_BATCH = 64;
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
-  const push = createWebhookPush({ allowInsecure: deps.allowInsecureWebhookUrls });
+  const push = createWebhookPush({ allowInsecure: deps.allowInsecureWebhookUrls, sealedBox: deps.sealedBox });
   // One statement in flight; outcomes that finish meanwhile share the next one.
   const outcomes = new Batcher<AttemptOutcome, void>(
     async (batch) => {

@@ -154,9 +154,10 @@ export class EndpointDrain {
     this.attempted++;
     const running: Promise<void> = this.send(row, endpoint)
       .catch((err: unknown) => {
-        // The outcome could not be written: the row keeps its lease, which lapses, and the
-        // attempt is made again (the receiver deduplicates by event id).
-        this.ctx.log.warn('a delivery outcome could not be recorded; it is retried when its lease lapses', { deliveryId: row.id, err });
+        // The outcome could not be written, or the push not signed (a signing key this worker
+        // cannot open): the row keeps its lease, which lapses, and the attempt is made again (the
+        // receiver deduplicates by event id).
+        this.ctx.log.warn('a delivery attempt was not recorded; it is retried when its lease lapses', { deliveryId: row.id, err });
       })
       .finally(() => {
         this.inFlight.delete(running);

@@ -7,7 +7,9 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { StoredSigningKeys } from '../core/db/repositories/delivery-queue';
 import type { EventRow } from '../core/db/repositories/events';
 import type { WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
+import type { SealedBox } from '../core/crypto/sealed-box';
 import { eventBody } from '../core/events/present';
+import { openSigningKey } from '../core/events/signing-keys';
 import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
 import { isIP } from 'node:net';
 import { contactableLookup, isContactable } from '../core/net/address-policy';
@@ -41,12 +43,18 @@ export type WebhookPush = (push: {
   timeoutMs: number;
 }) => Promise<PushResult>;
 
-/** `allowInsecure`: local development and tests only, http and loopback addresses may receive pushes. */
-export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush {
+/**
+ * `allowInsecure`: local development and tests only, http and loopback addresses may receive
+ * pushes. `sealedBox` opens the endpoints' signing keys.
+ */
+export function createWebhookPush(opts: { allowInsecure: boolean; sealedBox: SealedBox }): WebhookPush {
   // One agent per worker: keeps connections to receivers alive between attempts and drains.
   const agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: contactableLookup(opts.allowInsecure) } });
   return async ({ endpoint, signingKeys, event, deliveryId, timeoutMs }) => {
     const body = JSON.stringify(eventBody(event));
+    // Outside the attempt: a key this worker cannot open (a key missing from its configuration) is
+    // the service's fault, not the receiver's; it must not count against the endpoint's health.
+    const keys = liveKeys(opts.sealedBox, endpoint.id, signingKeys);
     const startedAt = new Date();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -61,7 +69,7 @@ export function createWebhookPush(opts: { allowInsecure: boolean }): WebhookPush
         headers: {
           'content-type': 'application/json',
           'user-agent': 'vps-webhooks/1',
-          [SIGNATURE_HEADER]: pushSignature(liveKeys(signingKeys), Math.floor(Date.now() / 1000), body),
+          [SIGNATURE_HEADER]: pushSignature(keys, Math.floor(Date.now() / 1000), body),
           [EVENT_ID_HEADER]: event.id,
           [DELIVERY_ID_HEADER]: deliveryId,
         },
@@ -126,8 +134,9 @@ function failureReason(statusCode: number, reply: { text: string; brokenOff?: st
 }
 
 /** The keys pushes are signed with: the current one, and the previous one during its grace period. */
-function liveKeys(keys: StoredSigningKeys): string[] {
-  return keys.previous ? [keys.current, keys.previous] : [keys.current];
+function liveKeys(box: SealedBox, endpointId: string, keys: StoredSigningKeys): string[] {
+  const stored = keys.previous ? [keys.current, keys.previous] : [keys.current];
+  return stored.map((key) => openSigningKey(box, endpointId, key));
 }
 
 function isTimeout(err: unknown): boolean {

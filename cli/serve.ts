@@ -15,6 +15,7 @@ import type { Client } from '@temporalio/client';
 import { PLATFORM_SETTINGS, REQUIRED_BY_ROLE, ROLES, type Config, type Env, type Role } from '../config/config';
 import { buildApp, coreReadiness } from '../gateway/app';
 import { SealedBox } from '../core/crypto/sealed-box';
+import { startResealSweep } from '../core/crypto/reseal-sweep';
 import { openDatabase, type Database } from '../core/db/client';
 import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/embedded/local-secrets';
 import { DEMO_EMAIL, DEV_CONSOLE_PASSWORD_FILE, seedDemoCustomer } from '../core/embedded/seed';
@@ -339,8 +340,8 @@ function statefulParts(
   return {
     database,
     temporal,
-    sealedBox: new SealedBox(key),
-    signer: new TokenSigner(key),
+    sealedBox: new SealedBox(key, env.VPS_ENCRYPTION_KEYS_ACCEPTED),
+    signer: new TokenSigner(key, env.VPS_ENCRYPTION_KEYS_ACCEPTED),
     upstreamSettings,
     upstream,
     temporalClient,
@@ -385,6 +386,11 @@ async function startCoreRole(ctx: ProcessContext, parts: StatefulParts, media: M
   });
   closers.push(() => server.close());
   ctx.urls['Core (Connect)'] = server.url;
+  const reseal = startResealSweep(database.db, parts.sealedBox, {
+    intervalMs: env.VPS_RESEAL_INTERVAL_MS,
+    logger: logger.child({ component: 'core' }),
+  });
+  closers.push(async () => reseal.stop());
   const refreshes = tokenRefreshStarter(parts.temporalClient, { taskQueue: env.TEMPORAL_TASK_QUEUE, ...tokenRefreshFromConfig(config) });
   return {
     // Same process: the gateway calls core directly, through the same interceptors as over HTTP.

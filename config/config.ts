@@ -90,6 +90,19 @@ const encryptionKey: Parser<Buffer> = (raw) => {
   if (key.length !== 32) throw new Error('must be 32 bytes, as 64 hex digits or base64');
   return key;
 };
+const encryptionKeyList: Parser<Buffer[]> = (raw) =>
+  raw
+    .split(',')
+    .map((part) => part.trim())
+    // A trailing comma, left from removing a key, is no key.
+    .filter((part) => part !== '')
+    .map((part, i) => {
+      try {
+        return encryptionKey(part);
+      } catch (err) {
+        throw new Error(`key ${i + 1} ${(err as Error).message}; give the keys as a comma-separated list`);
+      }
+    });
 const oneOf =
   <T extends string>(values: readonly T[]): Parser<T> =>
   (raw) => {
@@ -241,9 +254,20 @@ export const VARIABLES = {
     example: 'change-me-to-a-long-random-string',
   }),
   VPS_ENCRYPTION_KEY: variable({
-    doc: 'AES-256-GCM key for upstream credentials: 64 hex digits or base64 of 32 bytes; generated into VPS_DATA_DIR in --role all when unset',
+    doc: 'AES-256-GCM key that seals secrets at rest (upstream credentials, webhook signing keys) and signs media URLs: 64 hex digits or base64 of 32 bytes; generated into VPS_DATA_DIR in --role all when unset',
     parse: encryptionKey,
     example: '',
+  }),
+  VPS_ENCRYPTION_KEYS_ACCEPTED: variable({
+    doc: 'During a key rotation (docs/operating.md): other keys, comma-separated, that open sealed values and verify signed URLs but never seal: the next key before the switch, the previous one after it',
+    parse: encryptionKeyList,
+    example: '',
+  }),
+  VPS_RESEAL_INTERVAL_MS: variable({
+    doc: 'How often core seals again, under VPS_ENCRYPTION_KEY, the stored secrets sealed under another key or kept plain (also at its start)',
+    parse: positiveInt,
+    fallback: 3_600_000,
+    example: '3600000',
   }),
   RATE_LIMIT_PER_MINUTE: variable({
     doc: 'Requests per minute per API key (token bucket, burst of the same size)',
@@ -731,6 +755,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd = proces
     if (!env[base]) continue;
     for (const name of credentials) if (!env[name]) problems.push(`${name}: required with ${base}`);
   }
+  // Keys to accept beside a generated one would be a rotation from a key never written down.
+  if (env.VPS_ENCRYPTION_KEYS_ACCEPTED && !env.VPS_ENCRYPTION_KEY)
+    problems.push('VPS_ENCRYPTION_KEYS_ACCEPTED: needs VPS_ENCRYPTION_KEY, the key that seals');
   if (env.TEMPORAL_TLS_CERT_PATH && !env.TEMPORAL_TLS_KEY_PATH)
     problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH');
   if (env.MEDIA_STORE === 's3' && !env.MEDIA_S3_BUCKET) problems.push('MEDIA_S3_BUCKET: required with MEDIA_STORE=s3');

@@ -137,6 +137,7 @@ export function createCore(deps: CoreDeps): Core {
       allowInsecureUrls: deps.allowInsecureWebhookUrls,
       resolve: deps.resolve,
       secretGraceMs: deps.secretGraceMs,
+      sealedBox: deps.sealedBox,
       events: deps.events,
     }),
     events: new EventHandlers({ db: deps.db, events: deps.events, watch: deps.watchEvents }),

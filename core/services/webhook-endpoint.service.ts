@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type {
@@ -24,7 +24,10 @@ import {
   listLiveEndpoints,
   rotateSigningKey,
 } from '../db/repositories/webhook-endpoints';
+import type { SealedBox } from '../crypto/sealed-box';
 import type { EventRecorder } from '../events/recorder';
+import { sealSigningKey, signingKeyOf } from '../events/signing-keys';
+import { newId } from '../ids';
 import { ApiError, invalidField } from '../errors';
 import { isSubscriptionPattern, patternMatches, SERVICE_NAMESPACE, TEST_EVENT_TYPE } from '../events/event-types';
 import { toEventMessage } from '../events/present';
@@ -40,11 +43,6 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-/** Exactly the spec's key derivation: the lower-case hex SHA-256 of the secret. */
-function signingKeyOf(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
-
 export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpointService> {
   constructor(
     private readonly deps: {
@@ -53,6 +51,8 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
       resolve?: Resolver;
       /** How long the previous secret keeps signing after a rotation. */
       secretGraceMs: number;
+      /** Seals the signing keys: they sign pushes, so they are as secret as the secrets. */
+      sealedBox: SealedBox;
       events: EventRecorder;
     },
   ) {}
@@ -68,6 +68,8 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     if (bad !== undefined)
       throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
     const secret = newSecret();
+    // Known before the insert: the sealed key is bound to it.
+    const id = newId('we');
     // The customer row lock makes count-then-insert exact under concurrent creations.
     const row = await this.deps.db.transaction(async (tx) => {
       await lockCustomer(tx, customerId);
@@ -75,11 +77,12 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
         throw invalidField('url', `at most ${MAX_ENDPOINTS_PER_CUSTOMER} webhook endpoints per customer; delete one first`);
       }
       return insertEndpoint(tx, {
+        id,
         customerId,
         // Stored as parsed: the form deliveries will request, without stray whitespace.
         url: new URL(req.url).href,
         eventTypes: [...new Set(req.eventTypes)],
-        signingKey: signingKeyOf(secret),
+        signingKey: sealSigningKey(this.deps.sealedBox, id, signingKeyOf(secret)),
       });
     });
     return { endpoint: toWebhookEndpoint(row), secret };
@@ -93,7 +96,7 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
       this.deps.db,
       customerId,
       req.id,
-      signingKeyOf(secret),
+      sealSigningKey(this.deps.sealedBox, req.id, signingKeyOf(secret)),
       graceMs > 0 ? new Date(Date.now() + graceMs) : null,
     );
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);

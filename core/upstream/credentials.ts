@@ -17,3 +17,12 @@ export function sealCredentials(box: SealedBox, seatId: string, credentials: Sea
 export function openCredentials(box: SealedBox, seatId: string, sealed: string): SeatCredentials {
   return JSON.parse(box.open(sealed, seatId)) as SeatCredentials;
 }
+
+/**
+ * The stored value as it should be now (sealed under the current key), or undefined when it
+ * already is. Throws when it cannot be opened.
+ */
+export function resealedCredentials(box: SealedBox, seatId: string, sealed: string): string | undefined {
+  const { plaintext, stale } = box.unseal(sealed, seatId);
+  return stale ? box.seal(plaintext, seatId) : undefined;
+}

@@ -11,6 +11,7 @@ import { deliveries, events } from '../../core/db/schema';
 import { claimDueDeliveries, claimDueDeliveriesOf } from '../../core/db/repositories/delivery-queue';
 import { insertEvent } from '../../core/db/repositories/events';
 import { EventRecorder } from '../../core/events/recorder';
+import { sealSigningKey } from '../../core/events/signing-keys';
 import { newId } from '../../core/ids';
 import { connectTemporalClient } from '../../core/temporal/connection';
 import type { RunningWorker } from '../../worker/worker';
@@ -140,7 +141,7 @@ describe('webhook delivery queues', () => {
     // Created straight in the database, so no notice wakes a drain before the "dead" one claims.
     const endpointId = newId('we');
     await stack.database.db.execute(
-      sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${endpointId}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`,
+      sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${endpointId}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${sealSigningKey(stack.sealedBox, endpointId, '0'.repeat(64))})`,
     );
     const stored = [];
     for (const n of [1, 2, 3]) {
@@ -172,7 +173,7 @@ describe('webhook delivery queues', () => {
     const [a, b] = [newId('we'), newId('we')];
     for (const id of [a, b]) {
       await stack.database.db.execute(
-        sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${id}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${'0'.repeat(64)})`,
+        sql`insert into webhook_endpoints (id, customer_id, url, event_types, signing_key) values (${id}, ${tenant.customerId}, ${r.url}, ${'{*}'}::text[], ${sealSigningKey(stack.sealedBox, id, '0'.repeat(64))})`,
       );
     }
     const queued: Record<string, string[]> = { [a]: [], [b]: [] };

@@ -172,6 +172,38 @@ describe('VPS_ENCRYPTION_KEY', () => {
   });
 });
 
+describe('VPS_ENCRYPTION_KEYS_ACCEPTED', () => {
+  const current = randomBytes(32).toString('hex');
+
+  it('accepts a comma-separated list of keys, hex or base64, spaces and a trailing comma ignored', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+
+    const env = loadConfig(
+      { VPS_ENCRYPTION_KEY: current, VPS_ENCRYPTION_KEYS_ACCEPTED: ` ${a.toString('hex')} , ${b.toString('base64')},` },
+      CWD,
+    ).env;
+
+    expect(env.VPS_ENCRYPTION_KEYS_ACCEPTED?.map((k) => k.toString('hex'))).toEqual([a.toString('hex'), b.toString('hex')]);
+  });
+
+  it('names the key of the list that is not one, without showing any', () => {
+    const good = randomBytes(32).toString('hex');
+
+    const err = configErrorOf({ VPS_ENCRYPTION_KEY: current, VPS_ENCRYPTION_KEYS_ACCEPTED: `${good},abcd` });
+
+    expect(err.problems).toEqual([
+      'VPS_ENCRYPTION_KEYS_ACCEPTED: key 2 must be 32 bytes, as 64 hex digits or base64; give the keys as a comma-separated list (got "…")',
+    ]);
+    expect(err.message).not.toContain(good);
+  });
+
+  it('needs VPS_ENCRYPTION_KEY, the key that seals', () => {
+    const err = configErrorOf({ VPS_ENCRYPTION_KEYS_ACCEPTED: randomBytes(32).toString('hex') });
+
+    expect(err.problems).toEqual(['VPS_ENCRYPTION_KEYS_ACCEPTED: needs VPS_ENCRYPTION_KEY, the key that seals']);
+  });
+});
+
 describe('.env.example', () => {
   it('is exactly what envExample() generates from the variable table', () => {
     const committed = readFileSync(path.join(__dirname, '../../.env.example'), 'utf8');

@@ -32,6 +32,18 @@ describe('TokenSigner', () => {
     expect(signer.verify('media', 'vid_a', 1.5, signer.sign('media', 'vid_a', 1.5))).toBe(false);
   });
 
+  it('verifies, during a key rotation, what the other key signed, and signs with its own key only', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const beforeSwitch = new TokenSigner(a, [b]);
+    const afterSwitch = new TokenSigner(b, [a]);
+    const signedWithA = new TokenSigner(a).sign('media', 'vid_a', inAnHour);
+
+    expect(afterSwitch.verify('media', 'vid_a', inAnHour, signedWithA)).toBe(true);
+    expect(beforeSwitch.verify('media', 'vid_a', inAnHour, afterSwitch.sign('media', 'vid_a', inAnHour))).toBe(true);
+    expect(beforeSwitch.sign('media', 'vid_a', inAnHour)).toBe(signedWithA);
+    expect(new TokenSigner(b).verify('media', 'vid_a', inAnHour, signedWithA)).toBe(false);
+  });
+
   it('opens its tickets, and nothing else', () => {
     const ticket = signer.ticket('upload', 'vid_a', inAnHour);
     expect(signer.openTicket('upload', ticket)).toBe('vid_a');

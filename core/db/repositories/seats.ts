@@ -151,3 +151,41 @@ export async function markReauthorizationRequired(db: Executor, id: string, acco
     .set({ authorizationStatus: 'reauthorization_required' })
     .where(and(eq(seats.id, id), eq(seats.accountId, accountId)));
 }
+
+/**
+ * Up to `limit` seats after `afterId` (by id) whose sealed credentials do not start with `prefix`,
+ * the start of what the current key seals: the re-seal sweep's pages.
+ */
+export async function seatCredentialsNotUnder(
+  db: Executor,
+  prefix: string,
+  afterId: string,
+  limit: number,
+): Promise<Array<{ id: string; credentialsSealed: string }>> {
+  const rows = await db
+    .select({ id: seats.id, credentialsSealed: seats.credentialsSealed })
+    .from(seats)
+    .where(
+      and(
+        isNotNull(seats.credentialsSealed),
+        sql`left(${seats.credentialsSealed}, ${prefix.length}) <> ${prefix}`,
+        sql`${seats.id} > ${afterId}`,
+      ),
+    )
+    .orderBy(asc(seats.id))
+    .limit(limit);
+  return rows as Array<{ id: string; credentialsSealed: string }>;
+}
+
+/**
+ * The same credentials sealed anew, stored only if the row still holds the value that was opened:
+ * a refresh or a rebind meanwhile wrote newer ones, which win. True when stored.
+ */
+export async function replaceSealedCredentials(db: Executor, id: string, from: string, to: string): Promise<boolean> {
+  const rows = await db
+    .update(seats)
+    .set({ credentialsSealed: to })
+    .where(and(eq(seats.id, id), eq(seats.credentialsSealed, from)))
+    .returning({ id: seats.id });
+  return rows.length > 0;
+}

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { webhookEndpoints } from '../schema';
 import { newId } from '../../ids';
@@ -14,11 +14,11 @@ export async function countLiveEndpoints(db: Executor, customerId: string): Prom
 
 export async function insertEndpoint(
   db: Executor,
-  input: { customerId: string; url: string; eventTypes: string[]; signingKey: string },
+  input: { id?: string; customerId: string; url: string; eventTypes: string[]; signingKey: string },
 ): Promise<WebhookEndpointRow> {
   const [row] = await db
     .insert(webhookEndpoints)
-    .values({ id: newId('we'), ...input })
+    .values({ ...input, id: input.id ?? newId('we') })
     .returning();
   return row!;
 }
@@ -118,6 +118,55 @@ export async function disableEndpoint(db: Executor, id: string, reason: string):
     .update(webhookEndpoints)
     .set({ disabledAt: new Date(), disabledReason: reason })
     .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+/**
+ * Up to `limit` endpoints after `afterId` (by id), deleted ones included, whose current or previous
+ * signing key does not start with `prefix`, the start of what the current key seals (plain keys
+ * from before sealing never do): the re-seal sweep's pages.
+ */
+export async function signingKeysNotUnder(
+  db: Executor,
+  prefix: string,
+  afterId: string,
+  limit: number,
+): Promise<Array<{ id: string; signingKey: string; previousSigningKey: string | null }>> {
+  const notUnder = (column: typeof webhookEndpoints.signingKey | typeof webhookEndpoints.previousSigningKey) =>
+    sql`left(${column}, ${prefix.length}) <> ${prefix}`;
+  return db
+    .select({ id: webhookEndpoints.id, signingKey: webhookEndpoints.signingKey, previousSigningKey: webhookEndpoints.previousSigningKey })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        sql`${webhookEndpoints.id} > ${afterId}`,
+        or(
+          notUnder(webhookEndpoints.signingKey),
+          and(isNotNull(webhookEndpoints.previousSigningKey), notUnder(webhookEndpoints.previousSigningKey)),
+        ),
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.id))
+    .limit(limit);
+}
+
+/**
+ * One of an endpoint's keys sealed anew, stored only if the column still holds the value that was
+ * opened: a rotation meanwhile wrote a newer key, which wins. True when stored.
+ */
+export async function replaceSealedSigningKey(
+  db: Executor,
+  id: string,
+  which: 'current' | 'previous',
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const column = which === 'current' ? webhookEndpoints.signingKey : webhookEndpoints.previousSigningKey;
+  const rows = await db
+    .update(webhookEndpoints)
+    .set(which === 'current' ? { signingKey: to } : { previousSigningKey: to })
+    .where(and(eq(webhookEndpoints.id, id), eq(column, from)))
     .returning({ id: webhookEndpoints.id });
   return rows.length > 0;
 }

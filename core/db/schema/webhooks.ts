@@ -10,7 +10,10 @@ export const webhookEndpoints = pgTable(
       .references(() => customers.id),
     url: text('url').notNull(),
     eventTypes: text('event_types').array().notNull(),
-    /** Lower-case hex SHA-256 of the secret: exactly the HMAC key of the spec's signature scheme. */
+    /**
+     * Lower-case hex SHA-256 of the secret, exactly the HMAC key of the spec's signature scheme,
+     * sealed (core/events/signing-keys.ts); rows from before sealing hold it plain until re-sealed.
+     */
     signingKey: text('signing_key').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Deleted endpoints are kept so that delivery logs keep their reference. */
