@@ -173,6 +173,12 @@ export async function startStack(
     httpTimeouts?: Partial<HttpTimeouts>;
     /** How long the gateway's /readyz reuses a probe; the service's default when not given. */
     readinessCacheMs?: number;
+    /**
+     * The encryption key (a fresh one by default). A stack whose worker pushes to endpoints, or
+     * uses seats, that another stack created needs that stack's key, as processes of one
+     * deployment share theirs.
+     */
+    encryptionKey?: Buffer;
   } = {},
 ): Promise<Stack> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
@@ -197,7 +203,7 @@ export async function startStack(
   const taskQueue = opts.taskQueue ?? 'vps-test';
   const events = new EventRecorder({ db: database.db, temporalClient, delivery: { taskQueue, ...(opts.delivery ?? TEST_DELIVERY) } });
   const hub = new EventHub({ listen: database.listen, logger });
-  const encryptionKey = randomBytes(32);
+  const encryptionKey = opts.encryptionKey ?? randomBytes(32);
   const sealedBox = new SealedBox(encryptionKey);
   const given = opts.mediaStore ?? defaultMediaStore;
   const { media, mediaEnv, removeMedia } =

@@ -330,6 +330,8 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
       allowInsecureWebhookUrls: true,
       ratePerMinute: POLLING_RATE,
       delivery: { retryScheduleMs: [3_000], attemptTimeoutMs: 2_000 },
+      // Its worker signs pushes to an endpoint the first stack sealed the key of.
+      encryptionKey: stack.encryptionKey,
     });
     let slowWorker = await startStackWorker(slowStack, slowQueue, sb.upstream);
     try {
