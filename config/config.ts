@@ -103,6 +103,20 @@ const encryptionKeyList: Parser<Buffer[]> = (raw) =>
         throw new Error(`key ${i + 1} ${(err as Error).message}; give the keys as a comma-separated list`);
       }
     });
+/** Host names, each exact or `*.` and a domain for its subdomains (the domain itself excluded). */
+const hostPatterns: Parser<string[]> = (raw) =>
+  raw
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== '')
+    .map((part, i) => {
+      if (!/^(\*\.)?([a-z0-9-]+\.)+[a-z0-9-]+$/.test(part)) {
+        throw new Error(
+          `entry ${i + 1} (${JSON.stringify(part)}) must be a host name such as media.example.com, or *.example.com for its subdomains`,
+        );
+      }
+      return part;
+    });
 const oneOf =
   <T extends string>(values: readonly T[]): Parser<T> =>
   (raw) => {
@@ -337,6 +351,11 @@ export const VARIABLES = {
     doc: 'App secret at the short-video platform; also verifies its webhooks; required with VPLAT_API_BASE',
     parse: str,
     example: '',
+  }),
+  VPLAT_MEDIA_HOSTS: variable({
+    doc: "Hosts of the short-video platform's message media download addresses, comma-separated (*.example.com for subdomains): the account's access token is sent to an https address on one of these, or on VPLAT_API_BASE's own origin, and to no other",
+    parse: hostPatterns,
+    example: 'media.example.com,*.cdn.example.com',
   }),
   SHOP_API_BASE: variable({
     doc: "Origin of the shop platform's Open API (creator endpoints); required by core and the worker, except in the embedded mode (npm start), where unset means the sandbox emulator",

@@ -95,6 +95,7 @@ export function coreDepsFromConfig(config: Config, runtime: CoreRuntime): CoreDe
     events: runtime.events,
     vplatApp: runtime.vplatApp,
     secretGraceMs: env.WEBHOOK_SECRET_GRACE_MS,
+    vplatMediaHosts: env.VPLAT_MEDIA_HOSTS ?? [],
     watchEvents: (principal, req, signal, credential) =>
       watchEvents({ db: database.db, hub, heartbeatMs: env.SSE_HEARTBEAT_MS, leases }, principal, req, signal, credential),
     upstream: runtime.upstream,

@@ -69,6 +69,8 @@ export interface CoreDeps {
   vplatApp: { appId: string; appSecret: string };
   /** After a secret rotation, how long the old secret keeps signing. */
   secretGraceMs: number;
+  /** The platform's message media hosts (VPLAT_MEDIA_HOSTS); its API origin is allowed besides. */
+  vplatMediaHosts: readonly string[];
   /** Streams a caller's events (the SSE stream behind the gateway). */
   watchEvents: WatchEvents;
   resolve?: Resolver;
@@ -179,7 +181,14 @@ export function createCore(deps: CoreDeps): Core {
       settings: deps.shop.precheck,
     }),
     comments: new CommentHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream }),
-    messages: new MessageHandlers({ db: deps.db, sealedBox: deps.sealedBox, upstream: deps.upstream, events: deps.events }),
+    messages: new MessageHandlers({
+      db: deps.db,
+      sealedBox: deps.sealedBox,
+      upstream: deps.upstream,
+      events: deps.events,
+      logger: deps.logger,
+      mediaHosts: deps.vplatMediaHosts,
+    }),
     insights: new InsightHandlers({
       db: deps.db,
       sealedBox: deps.sealedBox,

@@ -50,6 +50,7 @@ import { ApiError, invalidField } from '../errors';
 import { PLATFORM } from '../events/event-types';
 import { messageSentKey } from '../events/official-events';
 import type { EventRecorder } from '../events/recorder';
+import type { Logger } from '../logger';
 import { bookSeat, seatAccessToken, type BoundSeat } from '../publishing/seats';
 import type { Upstream } from '../upstream';
 import { fromOfficial, toOfficial } from '../upstream/mapping';
@@ -78,7 +79,17 @@ import * as official from '../upstream/vplat/messages';
 const ACCOUNT = (account: string) => required('account', account, 200);
 
 export class MessageHandlers implements ServiceImpl<typeof MessageService> {
-  constructor(readonly deps: { db: Db; sealedBox: SealedBox; upstream: Upstream; events: EventRecorder }) {}
+  constructor(
+    readonly deps: {
+      db: Db;
+      sealedBox: SealedBox;
+      upstream: Upstream;
+      events: EventRecorder;
+      logger: Logger;
+      /** The platform's media hosts, where its download addresses may point (VPLAT_MEDIA_HOSTS). */
+      mediaHosts: readonly string[];
+    },
+  ) {}
 
   private through(
     ctx: HandlerContext,
@@ -241,7 +252,18 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
 
   async *fetchMedia(req: FetchMediaRequest, ctx: HandlerContext): AsyncGenerator<MessageInitShape<typeof FetchMediaResponseSchema>> {
     const { data, accessToken } = await this.mediaDownload(req, ctx);
-    const file = await official.downloadMessageMedia(this.vplat, accessToken, String(data.downloadUrl));
+    const file = await official
+      .downloadMessageMedia(this.vplat, accessToken, String(data.downloadUrl), this.deps.mediaHosts)
+      .catch((err) => {
+        if (err instanceof official.MediaAddressRefused) {
+          // The operator's part: a host of the platform missing from the list, or a platform answer to look into.
+          this.deps.logger.warn(
+            { reason: err.reason, customerId: customerOf(ctx).customerId },
+            "refused a media download address of the platform; if the host is the platform's, add it to VPLAT_MEDIA_HOSTS",
+          );
+        }
+        throw err;
+      });
     yield {
       part: {
         case: 'head',

@@ -119,6 +119,8 @@ interface AccountMessaging {
   media: Map<string, Media>;
   auto: Record<AutoMessageType, AutoMessage[]>;
   autoStatus: Record<AutoMessageType, 'ENABLE' | 'DISABLE'>;
+  /** Where media/download's links point, when a test moved them off the emulator (a foreign host). */
+  downloadOrigin?: string;
 }
 
 let sequence = 0;
@@ -224,6 +226,15 @@ export class MessageStore {
 
   download(token: string): Download | undefined {
     return this.downloads.get(token);
+  }
+
+  /** The origin of the account's download links: the emulator's own unless a test set another. */
+  downloadOrigin(openId: string): string | undefined {
+    return this.state(openId).downloadOrigin;
+  }
+
+  setDownloadOrigin(openId: string, origin: string | undefined): void {
+    this.state(openId).downloadOrigin = origin;
   }
 
   autoMessages(openId: string, type: AutoMessageType): AutoMessage[] {

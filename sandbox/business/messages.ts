@@ -307,7 +307,8 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
     if (mediaType !== 'IMAGE') throw BUSINESS.invalid('media_type', 'Does not match the media of the message.');
     const media = store.media(account.openId, mediaId);
     if (!media) throw BUSINESS.notFound(`Media ${mediaId}`);
-    return { download_url: `${ctx.baseUrl()}/_sandbox/cdn/message-media/${store.grantDownload(media, DOWNLOAD_VALID_MS)}` };
+    const origin = store.downloadOrigin(account.openId) ?? ctx.baseUrl();
+    return { download_url: `${origin}/_sandbox/cdn/message-media/${store.grantDownload(media, DOWNLOAD_VALID_MS)}` };
   });
 
   officialRoute(app, ctx, 'business', 'GET', `${API}/capabilities/get/`, (call) => {
@@ -371,6 +372,18 @@ function registerMessageControl(
   };
 
   controlRoutes(app, ctx, (control) => {
+    // The platform answering download links on a host of someone else's: what the service must
+    // refuse to send the account's token to. `origin: null` gives the emulator's own back.
+    control.post('/_sandbox/accounts/:openId/media-download-origin', async (request) => {
+      const account = requireAccount(ctx, (request.params as { openId: string }).openId);
+      const { origin } = objectBody(request.body);
+      if (origin !== null && (typeof origin !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+$/i.test(origin))) {
+        throw new ControlError(400, 'origin must be scheme://host[:port] without a path, or null');
+      }
+      store.setDownloadOrigin(account.openId, origin ?? undefined);
+      return { openId: account.openId, origin: origin ?? ctx.baseUrl() };
+    });
+
     control.post('/_sandbox/accounts/:openId/messages', async (request) => {
       const account = requireAccount(ctx, (request.params as { openId: string }).openId);
       const b = objectBody(request.body);

@@ -4,6 +4,8 @@
  * field table; the exactly-one-of rule of a send; the IMAGE_SEND check; media expiry; automatic
  * messages through their review; the seat, plan and upstream failures; one event per send.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createVpsClient } from '../../sdk/client';
 import { fromOfficial } from '../../core/upstream/mapping';
 import {
@@ -453,6 +455,64 @@ describe('direct messages', () => {
   });
 
   describe('seat, plan and platform failures', () => {
+    it("refuses to fetch a media download address off the platform's hosts, and never sends it the account's token", async () => {
+      const { conversationId } = await userWrites('a picture, please');
+      expect((await send({ conversationId, text: 'Here it comes' })).body.code).toBe(0);
+      const uploaded = await upload(png(16, 16));
+      const image = await send({ conversationId, imageMediaId: String(uploaded.body.data.mediaId) });
+      expect(image.body.code).toBe(0);
+      const query = new URLSearchParams({
+        account: account.openId,
+        conversationId,
+        messageId: String(image.body.data.messageId),
+        mediaId: String(uploaded.body.data.mediaId),
+        mediaType: 'IMAGE',
+      });
+      const relay = async () => {
+        const res = await fetch(`${stack.baseUrl}${BASE}/media/content?${query}`, {
+          headers: { authorization: `Bearer ${tenant.apiKey}` },
+        });
+        return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
+      };
+      // Someone else's server, on this machine: it records whatever reaches it.
+      const seen: http.IncomingHttpHeaders[] = [];
+      const elsewhere = http.createServer((req, res) => {
+        seen.push(req.headers);
+        res.writeHead(200, { 'content-type': 'image/png' }).end(png(16, 16));
+      });
+      await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+      const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+      const pointAt = (origin: string | null) =>
+        env.sb.control('POST', `/_sandbox/accounts/${account.openId}/media-download-origin`, { origin });
+      try {
+        for (const [origin, reason] of [
+          [elsewhereUrl, 'it is not https (http)'],
+          ['https://media.attacker.example', "its host media.attacker.example is not one of the platform's"],
+          ['https://127.0.0.1:1', "its host 127.0.0.1 is not one of the platform's"],
+        ] as const) {
+          await pointAt(origin);
+          const refused = await relay();
+          expect([refused.status, refused.type]).toEqual([502, expect.stringMatching(/^application\/json/)]);
+          expect(JSON.parse(refused.body.toString())).toMatchObject({
+            code: 3001,
+            message: `the platform's media download address was refused, and the account's access token not sent to it: ${reason} (the token goes only to https addresses on the platform's own hosts)`,
+            data: { platform: 'vplat', retryable: false },
+          });
+        }
+        expect(seen).toEqual([]);
+
+        // The platform's own address again: the relay works, with the token where it belongs.
+        await pointAt(null);
+        const relayed = await relay();
+        expect(relayed.status).toBe(200);
+        expect(relayed.body.equals(png(16, 16))).toBe(true);
+      } finally {
+        await pointAt(null);
+        elsewhere.closeAllConnections();
+        await new Promise((resolve) => elsewhere.close(resolve));
+      }
+    });
+
     it('answers 1007 for an account no seat of the caller holds', async () => {
       expectCode(await get('conversation/list', { account: 'not-bound', conversationType: 'SINGLE' }), 1007);
       expectCode(await post('send', { account: 'not-bound', conversationId: 'c', text: 'x' }), 1007);

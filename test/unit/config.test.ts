@@ -204,6 +204,28 @@ describe('VPS_ENCRYPTION_KEYS_ACCEPTED', () => {
   });
 });
 
+describe('VPLAT_MEDIA_HOSTS', () => {
+  it('takes host names and *.domain patterns, comma-separated, in lower case', () => {
+    const env = loadConfig({ VPLAT_MEDIA_HOSTS: ' Media.Example.com, *.cdn.example.net ,' }, CWD).env;
+
+    expect(env.VPLAT_MEDIA_HOSTS).toEqual(['media.example.com', '*.cdn.example.net']);
+  });
+
+  it.each([
+    ['a URL', 'https://media.example.com'],
+    ['a host with a port', 'media.example.com:443'],
+    ['a bare wildcard', '*'],
+    ['a wildcard over a top-level domain', '*.com'],
+    ['a single label', 'localhost'],
+  ])('refuses %s, naming the entry', (_label, value) => {
+    const err = configErrorOf({ VPLAT_MEDIA_HOSTS: `media.example.com,${value}` });
+
+    expect(err.problems).toEqual([
+      expect.stringMatching(/^VPLAT_MEDIA_HOSTS: entry 2 \(.+\) must be a host name such as media\.example\.com/),
+    ]);
+  });
+});
+
 describe('.env.example', () => {
   it('is exactly what envExample() generates from the variable table', () => {
     const committed = readFileSync(path.join(__dirname, '../../.env.example'), 'utf8');

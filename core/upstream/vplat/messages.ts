@@ -4,8 +4,10 @@
  * wire shapes (snake_case). A send is not idempotent and counts against the conversation's
  * 48-hour window (10 messages), so nothing here retries; failures arrive as UpstreamError.
  */
+import { UpstreamError } from '../failures';
 import { FormData, type OfficialFile } from '../http';
 import type { VplatClient } from './client';
+import { mediaAddressRefusal } from './media-hosts';
 
 export type ConversationType = 'STRANGER' | 'SINGLE';
 export type ParticipantRole = 'BUSINESS_ACCOUNT' | 'PERSONAL_ACCOUNT';
@@ -209,11 +211,38 @@ export function getMessageMediaDownload(client: VplatClient, accessToken: string
 export const MESSAGE_MEDIA_RELAY_MAX_BYTES = 200 * 1024 * 1024;
 const MESSAGE_MEDIA_TIMEOUT_MS = 300_000;
 
-/** The bytes behind a media/download address, fetched as the platform asks: with `x-user: <Access-Token>`. */
-export function downloadMessageMedia(client: VplatClient, accessToken: string, downloadUrl: string): Promise<OfficialFile> {
+const MEDIA_ADDRESS_ENDPOINT = 'business/message/media/download (address)';
+
+/** A media/download address the access token may not go to (3001, not retryable). */
+export class MediaAddressRefused extends UpstreamError {
+  constructor(readonly reason: string) {
+    super({
+      platform: 'vplat',
+      endpoint: MEDIA_ADDRESS_ENDPOINT,
+      // The same answer would be refused again: nothing a retry can change.
+      failureClass: 'bad_request',
+      retryable: false,
+      officialMessage: `the platform's media download address was refused, and the account's access token not sent to it: ${reason} (the token goes only to https addresses on the platform's own hosts)`,
+    });
+  }
+}
+
+/**
+ * The bytes behind a media/download address, fetched as the platform asks: with `x-user:
+ * <Access-Token>`. The address is checked first (media-hosts.ts): one the token may not go to is
+ * refused with 3001 and nothing is sent to it.
+ */
+export function downloadMessageMedia(
+  client: VplatClient,
+  accessToken: string,
+  downloadUrl: string,
+  mediaHosts: readonly string[],
+): Promise<OfficialFile> {
+  const refusal = mediaAddressRefusal(downloadUrl, { apiBase: client.settings.baseUrl, mediaHosts });
+  if (refusal) return Promise.reject(new MediaAddressRefused(refusal));
   return client.http.download({
     platform: 'vplat',
-    endpoint: 'business/message/media/download (address)',
+    endpoint: MEDIA_ADDRESS_ENDPOINT,
     url: downloadUrl,
     headers: { 'x-user': accessToken },
     maxBytes: MESSAGE_MEDIA_RELAY_MAX_BYTES,
