@@ -4,6 +4,7 @@
  * their paths and headers on top of this; nothing else in the service talks to the platforms.
  */
 import { Agent, errors as undiciErrors, request, type Dispatcher, FormData } from 'undici';
+import { isStreamedForm, type StreamedForm } from './streamed-form';
 import { classifyOfficial, isRetryableClass, UpstreamError, type FailureClass, type UpstreamPlatform } from './failures';
 
 export interface UpstreamTimeouts {
@@ -23,7 +24,7 @@ export interface OfficialRequest {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   /** JSON text (already serialised: the shop signature covers it byte for byte) or a multipart form. */
-  body?: string | FormData;
+  body?: string | FormData | StreamedForm;
   /** Overrides the total timeout, e.g. for large uploads. */
   totalMs?: number;
 }
@@ -71,10 +72,15 @@ export class UpstreamHttp {
     try {
       const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
       if (typeof req.body === 'string') headers['content-type'] = 'application/json';
+      const streamed = isStreamedForm(req.body) ? req.body : undefined;
+      if (streamed) {
+        headers['content-type'] = streamed.contentType;
+        if (streamed.contentLength !== undefined) headers['content-length'] = String(streamed.contentLength);
+      }
       response = await request(url, {
         method: req.method,
         headers,
-        body: req.body,
+        body: streamed ? streamed.body : (req.body as string | FormData | undefined),
         dispatcher: this.agent,
         signal: AbortSignal.timeout(req.totalMs ?? this.timeouts.totalMs),
       });

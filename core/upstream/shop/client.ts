@@ -4,6 +4,7 @@
  * request. Token endpoints live on a separate auth origin and take app credentials instead.
  */
 import type { FormData, UpstreamHttp } from '../http';
+import type { StreamedForm } from '../streamed-form';
 import { signShopRequest } from './signing';
 
 export interface ShopSettings {
@@ -55,7 +56,7 @@ export class ShopClient {
   }
 
   /** Multipart uploads: the body is not part of the signature. */
-  upload<T>(path: string, accessToken: string, form: FormData, totalMs?: number): Promise<T> {
+  upload<T>(path: string, accessToken: string, form: FormData | StreamedForm, totalMs?: number): Promise<T> {
     return this.http.call<T>({
       platform: 'shop',
       method: 'POST',

@@ -8,6 +8,7 @@
 import type { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import { FormData } from '../http';
+import { streamedFileForm, type StreamedForm } from '../streamed-form';
 import type { ShopClient } from './client';
 
 export const SHOP_CONTENT_PATHS = {
@@ -32,20 +33,12 @@ export interface UploadOptions {
   totalMs?: number;
 }
 
-/**
- * undici sends any object tagged as a File with a `stream()` method as a file part, so a stream
- * is uploaded without being buffered first.
- */
-function filePart(file: UploadFile): Blob | object {
-  const type = file.contentType ?? 'application/octet-stream';
-  if ('bytes' in file) return new Blob([file.bytes], { type });
-  const { stream, size } = file;
-  return { [Symbol.toStringTag]: 'File', name: file.fileName, type, ...(size !== undefined ? { size } : {}), stream: () => stream };
-}
-
-function formWith(file: UploadFile): FormData {
+/** The form of one file in the field `data`; a streamed file is sent as it arrives, never held whole. */
+function formWith(file: UploadFile): FormData | StreamedForm {
+  const contentType = file.contentType ?? 'application/octet-stream';
+  if ('stream' in file) return streamedFileForm('data', { ...file, contentType });
   const form = new FormData();
-  form.append('data', filePart(file), file.fileName);
+  form.append('data', new Blob([file.bytes], { type: contentType }), file.fileName);
   return form;
 }
 
