@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createVpsClient, VpsApiError, VpsNetworkError, type RetryInfo } from '../../sdk';
-import { call } from '../helpers/http';
+import { call, type Envelope } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { createTenant, type Tenant } from '../helpers/stack';
 import { mp4Bytes } from '../helpers/videos';
@@ -33,7 +33,10 @@ interface LossyProxy {
   close(): Promise<void>;
 }
 
-async function startProxy(target: string, decide: (route: string) => Promise<'answer' | 'lose-answer'>): Promise<LossyProxy> {
+/** What the proxy does with a request: forward it and pass the answer on, forward it and cut the connection, or answer with another exchange's answer. */
+type ProxyAction = 'answer' | 'lose-answer' | { instead: Envelope };
+
+async function startProxy(target: string, decide: (route: string) => Promise<ProxyAction>): Promise<LossyProxy> {
   const seen: LossyProxy['seen'] = [];
   const failures: unknown[] = [];
   const server = http.createServer((req, res) => {
@@ -44,6 +47,13 @@ async function startProxy(target: string, decide: (route: string) => Promise<'an
       const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
       seen.push({ route, idempotencyKey });
       const action = await decide(route);
+      if (typeof action === 'object') {
+        const retryAfter = action.instead.headers.get('retry-after');
+        res
+          .writeHead(action.instead.status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) })
+          .end(JSON.stringify(action.instead.body));
+        return;
+      }
       const headers = Object.fromEntries(
         ['authorization', 'content-type', 'accept', 'idempotency-key', 'user-agent'].flatMap((name) =>
           typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [],
@@ -246,11 +256,10 @@ describe('the typed SDK against the service', () => {
 
     it('gives up after 3 retries while the limit holds, with one Idempotency-Key for every attempt', async () => {
       const tenant = await createTenant(env.stack);
-      // Another caller of the same key spends each token just before the client's attempt arrives.
-      const proxy = await startProxy(env.stack.baseUrl, async () => {
-        await drain(tenant);
-        return 'answer';
-      });
+      // Another caller of the same key spends each token as the client's attempt arrives, and the
+      // attempt gets the service's refusal of that key. Forwarding the attempt after the drain
+      // would race the bucket's refill (one token a second), which a loaded machine can lose.
+      const proxy = await startProxy(env.stack.baseUrl, async () => ({ instead: await drain(tenant) }));
       proxies.push(proxy);
       const retries: RetryInfo[] = [];
       const err = await failureOf(
