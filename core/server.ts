@@ -6,16 +6,16 @@ import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
 } from '@connectrpc/connect-node';
-import { closeConnectionsAfterClose } from './net/graceful-close';
 import { relabelProtocolErrors } from './net/protocol-errors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { CoreHandlers } from './router';
-import { fastifyLogging, type Logger } from './logger';
+import type { Logger } from './logger';
 import { registerOpsRoutes } from './observability/ops-routes';
 import type { ReadinessReport } from './observability/readiness';
 import { LISTEN_BACKLOG } from './net/listen-backlog';
 import { NO_STORE, NOSNIFF } from './net/security-headers';
-import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, watchRequestBodies, type HttpTimeouts } from './net/http-timeouts';
+import type { HttpTimeouts } from './net/http-timeouts';
+import { internalServer } from './net/internal-server';
 
 /**
  * Core's own HTTP server: the Connect services for gateways and internal callers (Connect, gRPC
@@ -33,14 +33,7 @@ export async function startCoreServer(
     httpTimeouts?: HttpTimeouts;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const timeouts = opts.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
-  const app = Fastify({
-    ...fastifyLogging(opts.logger),
-    ...serverTimeoutOptions(timeouts),
-    return503OnClosing: true,
-  }) as unknown as FastifyInstance;
-  closeConnectionsAfterClose(app);
-  watchRequestBodies(app, timeouts);
+  const app = internalServer(opts.logger, opts.httpTimeouts);
   const shutdown = new AbortController();
   // Every call in flight listens on it, legitimately: more than Node's default of 10 is no leak.
   setMaxListeners(0, shutdown.signal);

@@ -1,7 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import { closeConnectionsAfterClose } from '../net/graceful-close';
-import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, watchRequestBodies, type HttpTimeouts } from '../net/http-timeouts';
-import { fastifyLogging, type Logger } from '../logger';
+import type { HttpTimeouts } from '../net/http-timeouts';
+import { internalServer } from '../net/internal-server';
+import type { Logger } from '../logger';
 import { registerOpsRoutes, type OpsRouteOptions } from './ops-routes';
 import type { Metrics } from './metrics';
 
@@ -12,14 +11,7 @@ import type { Metrics } from './metrics';
 export async function startOpsServer(
   opts: Omit<OpsRouteOptions, 'metrics'> & { host: string; port: number; logger: Logger; metrics: Metrics; httpTimeouts?: HttpTimeouts },
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const timeouts = opts.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
-  const app = Fastify({
-    ...fastifyLogging(opts.logger),
-    ...serverTimeoutOptions(timeouts),
-    return503OnClosing: true,
-  }) as unknown as FastifyInstance;
-  closeConnectionsAfterClose(app);
-  watchRequestBodies(app, timeouts);
+  const app = internalServer(opts.logger, opts.httpTimeouts);
   registerOpsRoutes(app, { ...opts, detailed: true });
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();

@@ -133,13 +133,17 @@ export interface MeteredRow {
 
 /** The access of the request at `position` (0-based, arrival order) among its statement's requests of one credential. */
 export function meteredAccess(row: MeteredRow, position: number): Omit<AccessRow, 'keyId'> {
+  return { ...callerOf(row), ...shareOfDraw(row.drawn, row.tokens === null ? null : Number(row.tokens), position) };
+}
+
+/** Who the credential belongs to and the state of its user and plan, as both the draw and the peek read them. */
+function callerOf(row: Omit<MeteredRow, 'drawn' | 'tokens'>): Omit<AccessRow, 'keyId' | 'allowed' | 'tokensLeft'> {
   return {
     customerId: row.customer_id,
     userId: row.user_id,
     userDisabled: row.user_disabled,
     planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
     planExpired: row.plan_expired,
-    ...shareOfDraw(row.drawn, row.tokens === null ? null : Number(row.tokens), position),
   };
 }
 
@@ -174,11 +178,7 @@ const PEEK_KEY = `
 export function peekedAccess(row: Omit<MeteredRow, 'drawn'>): Omit<AccessRow, 'keyId'> {
   const tokens = row.tokens === null ? null : Number(row.tokens);
   return {
-    customerId: row.customer_id,
-    userId: row.user_id,
-    userDisabled: row.user_disabled,
-    planExpiresAt: row.plan_expires_at === null ? null : new Date(row.plan_expires_at),
-    planExpired: row.plan_expired,
+    ...callerOf(row),
     allowed: row.user_disabled || tokens === null ? null : tokens >= 1,
     tokensLeft: row.user_disabled ? null : tokens,
   };
