@@ -136,7 +136,8 @@ export const PublishStatusQuery = Type.Object(
     publishId: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: "The shareId of the publish response: the platform's share id or the service's handle (`vpsh_…`); an old shareId is accepted",
+      description:
+        "The shareId of the publish response: the platform's share id or the service's handle (`vpsh_…`); an old shareId is accepted",
     }),
     account: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Required only when publishId matches none of your publish records' }),

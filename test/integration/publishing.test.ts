@@ -438,7 +438,11 @@ describe('video track publishing', () => {
       // The platform's share id never came: the handle of the answer still finds the record.
       const found = done.body.data.items[0]!;
       expect(found).toMatchObject({ postId: posts[0]!.item_id, shareId: found.handle });
-      expect((await status(found.handle, '', t)).body.data).toMatchObject({ id: found.id, status: 'publish_complete', matchedRecord: true });
+      expect((await status(found.handle, '', t)).body.data).toMatchObject({
+        id: found.id,
+        status: 'publish_complete',
+        matchedRecord: true,
+      });
     });
 
     it('survives the worker stopping mid-publish: a new worker finishes it, with one post', async () => {

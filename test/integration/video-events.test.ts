@@ -110,7 +110,13 @@ describe('video library events', () => {
   });
 
   it('announces a shop hand-off that outlasted the wait with the file id the shop issued', async () => {
-    await env.sb.control('POST', '/_sandbox/faults', { kind: 'hang', count: 1, hangMs: SLOW_MS, platform: 'shop', pathPrefix: SHOP_UPLOAD });
+    await env.sb.control('POST', '/_sandbox/faults', {
+      kind: 'hang',
+      count: 1,
+      hangMs: SLOW_MS,
+      platform: 'shop',
+      pathPrefix: SHOP_UPLOAD,
+    });
     const res = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
       { name: 'seatId', value: shopSeatId },
       { name: 'file', value: { fileName: 'product.mp4', bytes: mp4Bytes(64 * 1024) } },
@@ -125,5 +131,25 @@ describe('video library events', () => {
       data: { video_id: id, track: 'shop', source: 'multipart', status: 'available', file_id: record.body.data.fileId },
     });
     expect((await pushedFor(id)).map((e) => e.type)).toEqual(['vplat.video.available']);
+  });
+
+  it('logs the outcome of uploads answered in their request too, so one rule serves every upload', async () => {
+    const good = await uploadMultipart<VideoJson>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: videoSeatId },
+      { name: 'file', value: { fileName: 'clip.mp4', bytes: mp4Bytes(16 * 1024) } },
+    ]);
+    expect(good.body).toMatchObject({ code: 0, data: { status: 'available', videoUrl: expect.any(String) } });
+    expect(await pulled('vplat.video.available', good.body.data.id)).toHaveLength(1);
+    const refused = await uploadMultipart<VideoJson & { videoId?: string }>(stack.baseUrl, tenant.apiKey, [
+      { name: 'seatId', value: videoSeatId },
+      { name: 'file', value: { fileName: 'notes.txt', bytes: Buffer.from('not a video at all, only words') } },
+    ]);
+    expect(refused.body.code).toBe(2001);
+    const [event] = await pulled('vplat.video.failed', refused.body.data.videoId!);
+    expect(event!.data).toMatchObject({
+      status: 'failed',
+      source: 'multipart',
+      failure_reason: expect.stringContaining('video container'),
+    });
   });
 });
