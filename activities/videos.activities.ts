@@ -280,7 +280,7 @@ export function createVideoActivities(deps: ActivityDeps) {
           failureReason: input.reason,
           storageKey: null,
         })) ?? (await findVideo(deps.db, input.videoId));
-      await recordVideoOutcome(deps.events, failed);
+      if (failed?.status === 'failed') await recordVideoOutcome(deps.events, failed);
       // What a fetch stored for its next attempt too: there is none now.
       await deps.media.discardResumable(storageKeyOf(input.videoId));
       await deps.media.remove(storageKeyOf(input.videoId));
