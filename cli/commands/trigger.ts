@@ -279,13 +279,7 @@ export function triggerCommand(): Command {
     'trigger',
     'make a real platform event for a seat in the sandbox emulator, and print it once the service recorded it',
   )
-    .argument(
-      '<event>',
-      `one of: ${Object.entries(TRIGGERS)
-        .map(([name, t]) => `${name} (${t.type}: ${t.about})`)
-        .join('; ')}`,
-      triggerName,
-    )
+    .argument('<event>', Object.keys(TRIGGERS).join(' | '), triggerName)
     .option('--seat <id>', 'the seat (default: your first bound seat of the video track)')
     .option('--text <text>', 'comment, reply, message: the text')
     .option('--video-id <itemId>', "comment, reply: the account's post (default: its newest)")
@@ -295,7 +289,13 @@ export function triggerCommand(): Command {
       '--sandbox-url <url>',
       'the emulator behind the service (env VPS_SANDBOX_URL; default: the address a running service wrote to .data/sandbox-url)',
     )
-    .option('--wait <seconds>', 'how long to wait for the service to record the event', positiveInt, 60);
+    .option('--wait <seconds>', 'how long to wait for the service to record the event', positiveInt, 60)
+    .addHelpText(
+      'after',
+      `\nEvents:\n${Object.entries(TRIGGERS)
+        .map(([name, t]) => `  ${name.padEnd(18)}${t.about}: ${t.type}`)
+        .join('\n')}\n\nExit 5: the service is not backed by a sandbox emulator (a production service has none).`,
+    );
   return onApi(cmd, async ({ client, out }) => {
     try {
       await trigger(cmd.processedArgs[0] as TriggerName, cmd.opts<TriggerFlags>(), client, out);
