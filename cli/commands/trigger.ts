@@ -118,18 +118,50 @@ async function publish(ctx: TriggerContext, outcome: 'complete' | 'failed'): Pro
   };
 }
 
+/** The flags that shape one trigger's change; the others are refused with it rather than ignored. */
+type ShapingFlag = 'text' | 'videoId' | 'parentCommentId' | 'reason';
+const FLAG_NAMES: Record<ShapingFlag, string> = {
+  text: '--text',
+  videoId: '--video-id',
+  parentCommentId: '--parent-comment-id',
+  reason: '--reason',
+};
+
+interface Trigger {
+  type: string;
+  about: string;
+  flags: readonly ShapingFlag[];
+  make: (ctx: TriggerContext) => Promise<Made>;
+}
+
 /** The triggers: the event each makes and how. One table, read by the help and the action. */
 const TRIGGERS = {
-  comment: { type: 'vplat.comment.created', about: "a viewer comments on the account's newest post", make: (c) => comment(c, false) },
-  reply: { type: 'vplat.comment.created', about: "a viewer replies to the post's newest comment", make: (c) => comment(c, true) },
-  message: { type: 'vplat.message.received', about: 'a user sends the account a direct message', make: message },
+  comment: {
+    type: 'vplat.comment.created',
+    about: "a viewer comments on the account's newest post",
+    flags: ['text', 'videoId'],
+    make: (c) => comment(c, false),
+  },
+  reply: {
+    type: 'vplat.comment.created',
+    about: "a viewer replies to the post's newest comment",
+    flags: ['text', 'videoId', 'parentCommentId'],
+    make: (c) => comment(c, true),
+  },
+  message: { type: 'vplat.message.received', about: 'a user sends the account a direct message', flags: ['text'], make: message },
   'publish-complete': {
     type: 'vplat.publish.status_changed',
     about: 'a publish the platform completes',
+    flags: [],
     make: (c) => publish(c, 'complete'),
   },
-  'publish-failed': { type: 'vplat.publish.status_changed', about: 'a publish the platform fails', make: (c) => publish(c, 'failed') },
-} satisfies Record<string, { type: string; about: string; make: (ctx: TriggerContext) => Promise<Made> }>;
+  'publish-failed': {
+    type: 'vplat.publish.status_changed',
+    about: 'a publish the platform fails',
+    flags: ['reason'],
+    make: (c) => publish(c, 'failed'),
+  },
+} satisfies Record<string, Trigger>;
 
 type TriggerName = keyof typeof TRIGGERS;
 
@@ -245,7 +277,9 @@ async function pushReport(sandbox: SandboxTarget, push: WebhookPush | undefined)
 }
 
 async function trigger(name: TriggerName, flags: TriggerFlags, client: VpsClient, out: Output): Promise<void> {
-  const spec = TRIGGERS[name];
+  const spec: Trigger = TRIGGERS[name];
+  const foreign = (Object.keys(FLAG_NAMES) as ShapingFlag[]).find((f) => flags[f] !== undefined && !spec.flags.includes(f));
+  if (foreign) throw new UsageError(`${FLAG_NAMES[foreign]} does not apply to ${name}`);
   const baseUrl = client.config.baseUrl;
   // Checked before anything is changed: the seat, then that its account is the emulator's.
   const sandbox = sandboxTarget(flags.sandboxUrl, baseUrl);

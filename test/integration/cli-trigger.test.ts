@@ -199,6 +199,25 @@ describe('vps trigger', () => {
       expect(await elsewhere.control<{ calls: unknown[] }>('GET', '/_sandbox/calls')).toEqual({ calls: [] });
       expect((await logged()).length).toBe(before);
     });
+
+    it("exits 4 when the service does not record the event in time, saying where the emulator's push went", async () => {
+      // A tenant whose seat holds an account of the other emulator, which the service never subscribed to.
+      const other = await createTenant(env.stack);
+      await bindSandboxSeat({ stack: env.stack, sb: elsewhere }, other, 'business');
+      const run = (args: string[]) => vps(['trigger', ...args], { VPS_API_KEY: other.apiKey, VPS_SANDBOX_URL: elsewhere.url });
+
+      const unsubscribed = await run(['comment']);
+      expect(unsubscribed.code).toBe(4);
+      expect(unsubscribed.stderr).toContain('the emulator has no webhook subscription for it, so nothing was pushed');
+
+      await subscribeToPlatformWebhooks(elsewhere.upstream.vplat, 'http://127.0.0.1:9/webhooks/vplat');
+      const nowhere = await run(['message', '--wait', '2']);
+      expect(nowhere.code).toBe(4);
+      expect(nowhere.stderr).toContain(
+        'the service did not record the event within 2 s: the emulator pushed it to http://127.0.0.1:9/webhooks/vplat',
+      );
+      expect([unsubscribed.stdout, nowhere.stdout]).toEqual(['', '']);
+    });
   });
 
   it('exits 2 on a usage error: an unknown event, a shop seat, a seat not among yours', async () => {
@@ -206,8 +225,10 @@ describe('vps trigger', () => {
       vps(['trigger', 'like']),
       vps(['trigger', 'comment', '--seat', shopSeatId]),
       vps(['trigger', 'message', '--seat', 'seat_nope']),
+      vps(['trigger', 'comment', '--reason', 'spam']),
     ]);
-    expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(results[3]!.stderr).toContain('--reason does not apply to comment');
     expect(results[0]!.stderr).toMatch(/expected one of comment, reply, message, publish-complete, publish-failed/);
     expect(results[1]!.stderr).toContain(`seat ${shopSeatId} is on the shop track`);
     expect(results[2]!.stderr).toContain('no seat seat_nope among your seats');
