@@ -17,6 +17,7 @@ import { UsageError } from './usage-error';
 
 interface ListenFlags {
   events?: string;
+  includeTest?: boolean;
   forwardTo?: string;
   lastEventId?: string;
   reconnectInitialMs?: number;
@@ -37,6 +38,7 @@ export function listenCommand(): Command {
     new Command('listen')
       .description('print events as they happen, one JSON object per line; reconnects and resumes by itself')
       .option('--events <types>', 'comma-separated patterns: "*", "vplat.*" or exact types (default: all)')
+      .option('--include-test', 'also the test events (service.endpoint.test), left out otherwise')
       .option('--forward-to <url>', 'also POST each event, unsigned, to this local handler; its status is shown on stderr')
       .option('--last-event-id <id>', 'start after this event, replaying what came since, instead of at connection')
       // For tests and tuning: the defaults follow the service's `retry:` (3 s), doubling up to 30 s.
@@ -78,6 +80,7 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
         baseUrl,
         apiKey,
         types,
+        includeTest: flags.includeTest,
         lastEventId: flags.lastEventId,
         signal: stopping.signal,
         backoff: { initialMs: flags.reconnectInitialMs, maxMs: flags.reconnectMaxMs },
