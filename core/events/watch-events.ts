@@ -85,7 +85,12 @@ export async function* watchEvents(
 
   const lease = await deps.leases?.acquire(customerId, credential);
   try {
-    yield* follow(deps, customerId, { types, hidden, cursor, resumeId }, lease ? AbortSignal.any([requestSignal, lease.lost]) : requestSignal);
+    yield* follow(
+      deps,
+      customerId,
+      { types, hidden, cursor, resumeId },
+      lease ? AbortSignal.any([requestSignal, lease.lost]) : requestSignal,
+    );
   } finally {
     await lease?.release();
   }

@@ -7,10 +7,12 @@ export const EventJson = Type.Object(
   {
     id: Type.String({ description: 'Unique event id: the idempotency key; a push can be repeated, so deduplicate by it' }),
     platform: Type.String({
-      description: 'The namespace of the type: vplat for what happens to the account on the platform, service for your setup in this service',
+      description:
+        'The namespace of the type: vplat for what happens to the account on the platform, service for your setup in this service',
     }),
     type: Type.String({
-      description: 'Normalized type, prefixed by the platform namespace, e.g. vplat.comment.created; the catalogue is the `webhooks` of this document',
+      description:
+        'Normalized type, prefixed by the platform namespace, e.g. vplat.comment.created; the catalogue is the `webhooks` of this document',
     }),
     event: Type.String({
       description:

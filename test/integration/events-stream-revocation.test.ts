@@ -34,7 +34,8 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
     await stack?.close();
   });
 
-  const open = (tenant: Tenant) => SseReader.open(`${stack.baseUrl}/v1/events/stream?includeTest=true`, { authorization: `Bearer ${tenant.apiKey}` });
+  const open = (tenant: Tenant) =>
+    SseReader.open(`${stack.baseUrl}/v1/events/stream?includeTest=true`, { authorization: `Bearer ${tenant.apiKey}` });
   const record = (tenant: Tenant, n: number) => recordServiceEvent(stack, tenant, n);
 
   /** Every block until the server ends the stream; fails if it is still open after `ms`. */

@@ -54,7 +54,10 @@ describe('the event catalogue', () => {
     expect(typeOfOfficial('im_send_msg')).toBe('vplat.message.sent');
     // Shared by three types: decided by its action, not by the name.
     expect(typeOfOfficial('comment.update')).toBeUndefined();
-    expect(normalizeOfficial(push('im_send_msg'), { message_id: 'm1' })).toMatchObject({ type: 'vplat.message.sent', event: 'im_send_msg' });
+    expect(normalizeOfficial(push('im_send_msg'), { message_id: 'm1' })).toMatchObject({
+      type: 'vplat.message.sent',
+      event: 'im_send_msg',
+    });
     expect(normalizeOfficial(push('comment.update'), { comment_action: 'delete' })).toMatchObject({
       type: 'vplat.comment.deleted',
       event: 'comment.update',
@@ -70,7 +73,12 @@ describe('the event catalogue', () => {
     const documented = table
       .split('\n')
       .slice(2)
-      .map((line) => line.split('|').slice(1, 4).map((cell) => cell.trim().replace(/^`|`$/g, '')));
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, 4)
+          .map((cell) => cell.trim().replace(/^`|`$/g, '')),
+      );
     expect(documented).toEqual(rows.map(([type]) => [type, platformOf(type), eventNameOf(type)]));
   });
 });
