@@ -1,7 +1,7 @@
 /**
  * From an official webhook push to the service's event: the normalized type (comment.update by its
- * action, every other official name by the event catalogue), when it happened, the content with its official field names, and the key that
- * makes a push unique. Pushes the service does not log (publish notices, which the publish
+ * action, every other official name by the event catalogue), when it happened, the content with
+ * its official field names, and the key that makes a push unique. Pushes the service does not log (publish notices, which the publish
  * workflows track themselves, and events outside the table) are ignored.
  */
 import { createHash } from 'node:crypto';

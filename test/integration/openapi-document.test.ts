@@ -2,7 +2,8 @@
  * The OpenAPI document as a reader's tools fetch it, over HTTP from a listening gateway: a relative
  * server, so "Try it out" and generated clients call whatever origin served it; an operationId on
  * every operation, unique; the shared schemas as components that operations refer to; the push as
- * the 3.1 `webhooks` entry with its signature header; and Redocly's linter passing it with the
+ * the 3.1 `webhooks` entry with its signature header, and beside it every event type of the
+ * catalogue with its platform and event name; and Redocly's linter passing it with the
  * repository's redocly.yaml. This test is what runs the lint in CI.
  */
 import { execFile } from 'node:child_process';

@@ -12,7 +12,6 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
 import { SseReader } from '../helpers/sse';
 import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
-import { catalogued } from '../../core/events/event-types';
 
 interface EventJson {
   id: string;
@@ -134,7 +133,9 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     const real = await stack.events.record({
       customerId: tenant.customerId,
       seatId: null,
-      ...catalogued('vplat.message.received'),
+      platform: 'vplat',
+      type: 'vplat.message.received',
+      event: 'im_receive_msg',
       occurredAt: new Date(),
       data: { message_id: 'after-the-test' },
       sourceKey: null,

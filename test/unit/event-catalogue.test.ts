@@ -3,8 +3,10 @@ import path from 'node:path';
 import {
   EVENT_CATALOGUE,
   eventNameOf,
+  PLATFORM,
   platformOf,
   presentedEventName,
+  SERVICE_NAMESPACE,
   typeOfOfficial,
   type CatalogueEntry,
 } from '../../core/events/event-types';
@@ -14,7 +16,7 @@ const rows = Object.entries(EVENT_CATALOGUE) as [keyof typeof EVENT_CATALOGUE, C
 
 describe('the event catalogue', () => {
   it.each(rows)('gives %s a platform that is its namespace, vplat or service', (type) => {
-    expect(['vplat', 'service']).toContain(platformOf(type));
+    expect([PLATFORM, SERVICE_NAMESPACE]).toContain(platformOf(type));
     expect(type.startsWith(`${platformOf(type)}.`)).toBe(true);
   });
 
@@ -32,7 +34,7 @@ describe('the event catalogue', () => {
       'service.endpoint.test': 'service.endpoint.test',
     });
     // The service namespace holds the service's own events: none has an official original.
-    for (const [type, row] of rows) if (platformOf(type) === 'service') expect(row.official).toBeUndefined();
+    for (const [type, row] of rows) if (platformOf(type) === SERVICE_NAMESPACE) expect(row.official).toBeUndefined();
   });
 
   it('shows a row stored under a former name with the current one, and leaves any other name as stored', () => {
