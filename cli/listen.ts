@@ -23,6 +23,7 @@ import { UsageError } from './usage-error';
 
 interface ListenFlags {
   events?: string;
+  includeTest?: boolean;
   forwardTo?: string;
   sign?: boolean;
   forwardSecret?: string;
@@ -45,6 +46,7 @@ export function listenCommand(): Command {
     new Command('listen')
       .description('print events as they happen, one JSON object per line; reconnects and resumes by itself')
       .option('--events <types>', 'comma-separated patterns: "*", "vplat.*" or exact types (default: all)')
+      .option('--include-test', 'also the test events (service.endpoint.test), left out otherwise')
       .option('--forward-to <url>', 'also POST each event, unsigned, to this local handler; its status is shown on stderr')
       .option('--sign', 'sign each forward with X-Service-Signature as pushes are, with a new secret printed on stderr')
       .option('--forward-secret <secret>', 'sign each forward with this secret (e.g. one --sign printed before) instead of a new one')
@@ -91,6 +93,7 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
         baseUrl,
         apiKey,
         types,
+        includeTest: flags.includeTest,
         lastEventId: flags.lastEventId,
         signal: stopping.signal,
         backoff: { initialMs: flags.reconnectInitialMs, maxMs: flags.reconnectMaxMs },

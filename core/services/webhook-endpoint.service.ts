@@ -29,7 +29,7 @@ import type { EventRecorder } from '../events/recorder';
 import { sealSigningKey, signingKeyOf } from '../events/signing-keys';
 import { newId } from '../ids';
 import { ApiError, invalidField } from '../errors';
-import { isSubscriptionPattern, patternMatches, SERVICE_NAMESPACE, TEST_EVENT_TYPE } from '../events/event-types';
+import { isSubscriptionPattern, patternMatches, catalogued, TEST_EVENT_TYPE } from '../events/event-types';
 import { toEventMessage } from '../events/present';
 import { toWebhookEndpoint } from '../mappers/accounts';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
@@ -157,9 +157,7 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     const { event, delivery } = await this.deps.events.recordFor(endpoint.id, {
       customerId,
       seatId: null,
-      platform: SERVICE_NAMESPACE,
-      type: TEST_EVENT_TYPE,
-      event: 'endpoint_test',
+      ...catalogued(TEST_EVENT_TYPE),
       occurredAt: new Date(),
       data: { endpoint_id: endpoint.id, url: endpoint.url, message: 'A test event, sent on request to this endpoint only' },
       // Every test is an event of its own.
