@@ -13,7 +13,6 @@ export function checkedDescription(description: string): string | null {
   if ([...description].length > MAX_DESCRIPTION_LENGTH)
     throw invalidField('description', `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
   // Line breaks and other controls would break the table and the CLI's columns.
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(description)) throw invalidField('description', 'must be one line, without control characters');
   return description;
 }
