@@ -1,8 +1,8 @@
 /**
- * One signed webhook POST: the event's body signed with the endpoint's live keys (the spec's
- * header and the Standard Webhooks ones), sent with a
- * per-attempt timeout over the worker's kept-alive connections, its answer turned into an attempt
- * record (status code, duration, failure reason). The receiver's answer is an outcome, never a throw.
+ * One signed webhook POST: the event's body signed with the endpoint's live keys (the spec's header
+ * and the Standard Webhooks ones), sent with a per-attempt timeout over the worker's kept-alive
+ * connections, its answer turned into an attempt record (status code, duration, failure reason).
+ * The receiver's answer is an outcome, never a throw.
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { StoredSigningKeys } from '../core/db/repositories/delivery-queue';

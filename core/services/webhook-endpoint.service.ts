@@ -42,6 +42,8 @@ import { toDelivery } from './event.service';
 export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
 /** Events one recover call redelivers; a caller continues from the last one's time. */
 export const MAX_RECOVER_EVENTS = 1000;
+
+/** The patterns as stored, duplicates dropped; the same rules at creation and on update. */
 function checkedEventTypes(eventTypes: readonly string[]): string[] {
   if (eventTypes.length === 0) throw invalidField('eventTypes', 'must list at least one event type or pattern');
   const bad = eventTypes.find((p) => !isSubscriptionPattern(p));
