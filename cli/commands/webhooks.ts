@@ -83,7 +83,7 @@ export function webhooksCommand(): Command {
     .addCommand(
       onApi(update, async ({ client, out }) => {
         const o = update.opts<{ url?: string; eventType?: string[]; description?: string; enable?: boolean; disable?: boolean }>();
-        // No flag at all is sent as it is: the service says what an update needs.
+        // No flag at all sends {}, which changes nothing and prints the endpoint as it is.
         const body = {
           url: o.url,
           eventTypes: o.eventType,

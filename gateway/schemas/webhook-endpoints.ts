@@ -58,7 +58,7 @@ export const CreateWebhookEndpointBody = Type.Object(
 );
 export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBody>;
 
-/** PATCH: the fields given change, the others (and the secret) stay. */
+/** PATCH: the fields given change, the others (and the secret) stay; `{}` changes nothing. */
 export const UpdateWebhookEndpointBody = Type.Object(
   {
     url: Type.Optional(EndpointUrl),
@@ -71,7 +71,7 @@ export const UpdateWebhookEndpointBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false },
 );
 export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBody>;
 
