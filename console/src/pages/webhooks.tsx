@@ -10,7 +10,7 @@ import { usePollWhile } from '../components/poll';
 import { SecretDialog } from '../components/secret-dialog';
 import { formatDuration, parsePatterns } from '../format';
 import { Link } from '../router';
-import type { CreatedWebhookEndpoint, Delivery, DeliveryPage, ServiceEvent, WebhookEndpoint } from '../types';
+import type { CreatedWebhookEndpoint, Delivery, DeliveryPage, EventType, ServiceEvent, WebhookEndpoint } from '../types';
 
 /** How long a test's delivery is followed on screen; a retrying one is left to the delivery log. */
 const TEST_FOLLOW_MS = 10_000;
@@ -43,8 +43,24 @@ function testOutcome(d: Delivery): string {
   }
 }
 
-/** The documented types, offered as suggestions; the service accepts any pattern it knows. */
-const KNOWN_EVENT_TYPES = ['vplat.comment.created', 'vplat.comment.deleted', 'vplat.comment.visibility_changed', 'vplat.message.received'];
+/**
+ * Every type a subscription may name, offered as suggestions. A record keyed by the catalogue's
+ * type makes the build fail when a type is added to the catalogue and not here.
+ */
+const SUBSCRIBABLE: Record<EventType, true> = {
+  'vplat.comment.created': true,
+  'vplat.comment.deleted': true,
+  'vplat.comment.visibility_changed': true,
+  'vplat.message.received': true,
+  'vplat.message.sent': true,
+  'vplat.publish.status_changed': true,
+  'vplat.publish.unconfirmed': true,
+  'vplat.video.available': true,
+  'vplat.video.failed': true,
+  'vplat.account.authorization_removed': true,
+  'service.endpoint.disabled': true,
+};
+const KNOWN_EVENT_TYPES = Object.keys(SUBSCRIBABLE);
 
 export function WebhooksPage(): JSX.Element {
   const endpoints = useLoad(() => api<{ items: WebhookEndpoint[] }>('GET', '/v1/webhook-endpoints'), 'endpoints');
