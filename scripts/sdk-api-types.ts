@@ -63,7 +63,8 @@ function typeOf(schema: TSchema, names: Map<TSchema, string>, indent: string): s
   if (named) return named;
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((s) => typeOf(s, names, indent)).join(' | ');
-  if (Array.isArray(schema.type)) return (schema.type as string[]).map((t) => typeOf({ ...schema, type: t } as TSchema, names, indent)).join(' | ');
+  if (Array.isArray(schema.type))
+    return (schema.type as string[]).map((t) => typeOf({ ...schema, type: t } as TSchema, names, indent)).join(' | ');
   switch (schema.type) {
     case 'string':
       return 'string';

@@ -110,11 +110,9 @@ export const ENDPOINTS = {
     get: endpoint<{ params: VideoIdParams; data: VideoJson }>('GET', '/v1/videos/:id'),
     delete: endpoint<{ params: VideoIdParams; data: VideoJson }>('DELETE', '/v1/videos/:id'),
     /** A direct upload: the file streams from disk (or memory, or a stream) with progress. */
-    upload: endpoint<{ fields: Fields<MultipartUploadFields>; file: UploadFile; data: UploadedVideoJson }>(
-      'POST',
-      '/v1/videos',
-      { upload: true },
-    ),
+    upload: endpoint<{ fields: Fields<MultipartUploadFields>; file: UploadFile; data: UploadedVideoJson }>('POST', '/v1/videos', {
+      upload: true,
+    }),
     /** A remote upload: the service fetches sourceUrl in a workflow. */
     uploadFromUrl: endpoint<{ body: RemoteUploadBody; data: UploadedVideoJson }>('POST', '/v1/videos'),
   },
@@ -129,14 +127,8 @@ export const ENDPOINTS = {
     }),
     status: endpoint<{ query: PublishStatusQuery; data: PublishStatusJson }>('GET', `${BUSINESS}/publish/status`),
     /** Deprecated (removal in 1.6.x): use status with publishId. */
-    statusLegacy: endpoint<{ query: LegacyPublishStatusQuery; data: PublishStatusJson }>(
-      'GET',
-      '/v1/publish/vplat/status',
-    ),
-    shopStatus: endpoint<{ query: ShopPublishStatusQuery; data: PublishStatusJson }>(
-      'GET',
-      '/v1/publish/tts/status',
-    ),
+    statusLegacy: endpoint<{ query: LegacyPublishStatusQuery; data: PublishStatusJson }>('GET', '/v1/publish/vplat/status'),
+    shopStatus: endpoint<{ query: ShopPublishStatusQuery; data: PublishStatusJson }>('GET', '/v1/publish/tts/status'),
     records: endpoint<{ query?: ListRecordsQuery; data: RecordPageJson }>('GET', '/v1/publish/records'),
     hashtags: endpoint<{ query: HashtagQuery; data: PassThroughJson }>('GET', `${BUSINESS}/hashtag/suggestion`),
     locations: endpoint<{ query: LocationQuery; data: PassThroughJson }>('GET', `${BUSINESS}/publish/location`),
@@ -150,29 +142,19 @@ export const ENDPOINTS = {
     products: endpoint<{ body: ProductQueryBody; data: ProductPageJson }>('POST', '/v1/products/query'),
     music: endpoint<{ body: MusicSearchBody; data: MusicPageJson }>('POST', '/v1/music/search'),
     /** A cover photo for a shop post: its photoUri is the post's coverUri. */
-    photos: endpoint<{ fields: Fields<PhotoUploadFields>; file: UploadFile; data: PhotoJson }>(
-      'POST',
-      '/v1/photos',
-      { upload: true },
-    ),
+    photos: endpoint<{ fields: Fields<PhotoUploadFields>; file: UploadFile; data: PhotoJson }>('POST', '/v1/photos', { upload: true }),
   },
   comments: {
     list: endpoint<{ query: CommentListQuery; data: CommentPageJson }>('GET', `${COMMENT}/list`),
     replies: endpoint<{ query: CommentReplyListQuery; data: CommentPageJson }>('GET', `${COMMENT}/reply/list`),
     create: endpoint<{ body: CommentCreateBody; data: CommentCreatedJson }>('POST', `${COMMENT}/create`),
-    reply: endpoint<{ body: CommentReplyCreateBody; data: CommentCreatedJson }>(
-      'POST',
-      `${COMMENT}/reply/create`,
-    ),
+    reply: endpoint<{ body: CommentReplyCreateBody; data: CommentCreatedJson }>('POST', `${COMMENT}/reply/create`),
     like: endpoint<{ body: CommentLikeBody; data: EmptyJson }>('POST', `${COMMENT}/like`),
     hide: endpoint<{ body: CommentHideBody; data: EmptyJson }>('POST', `${COMMENT}/hide`),
     delete: endpoint<{ body: CommentDeleteBody; data: EmptyJson }>('POST', `${COMMENT}/delete`),
   },
   messages: {
-    conversations: endpoint<{ query: ConversationListQuery; data: FlatJson }>(
-      'GET',
-      `${MESSAGE}/conversation/list`,
-    ),
+    conversations: endpoint<{ query: ConversationListQuery; data: FlatJson }>('GET', `${MESSAGE}/conversation/list`),
     list: endpoint<{ query: MessageListQuery; data: FlatJson }>('GET', `${MESSAGE}/content/list`),
     send: endpoint<{ body: SendMessageBody; data: FlatJson }>('POST', `${MESSAGE}/send`),
     capabilities: endpoint<{ query: CapabilitiesQuery; data: FlatJson }>('GET', `${MESSAGE}/capabilities/get`),
@@ -182,10 +164,7 @@ export const ENDPOINTS = {
       `${MESSAGE}/media/upload`,
       { upload: true },
     ),
-    downloadMedia: endpoint<{ body: MediaDownloadBody; data: MediaDownloadJson }>(
-      'POST',
-      `${MESSAGE}/media/download`,
-    ),
+    downloadMedia: endpoint<{ body: MediaDownloadBody; data: MediaDownloadJson }>('POST', `${MESSAGE}/media/download`),
     /** The media's bytes, fetched by the service with the account's token. */
     fetchMedia: endpoint<{ query: MediaDownloadBody; data: FileAnswer }>('GET', `${MESSAGE}/media/content`, {
       answersFile: true,
@@ -196,36 +175,21 @@ export const ENDPOINTS = {
       update: endpoint<{ body: AutoMessageUpdateBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/update`),
       delete: endpoint<{ body: AutoMessageDeleteBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/delete`),
       sort: endpoint<{ body: AutoMessageSortBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/sort`),
-      setStatus: endpoint<{ body: AutoMessageStatusBody; data: FlatJson }>(
-        'POST',
-        `${MESSAGE}/auto_message/status/update`,
-      ),
+      setStatus: endpoint<{ body: AutoMessageStatusBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/status/update`),
     },
   },
   insights: {
     account: endpoint<{ query: AccountInsightsQuery; data: AccountInsightsJson }>('GET', `${BUSINESS}/get`),
     videos: endpoint<{ query: VideoInsightsQuery; data: VideoInsightsJson }>('GET', `${BUSINESS}/video/list`),
     /** Deprecated (removal in 1.6.x): use videos with videoIds. */
-    postStatsLegacy: endpoint<{ query: LegacyPostStatsQuery; data: VideoInsightsJson }>(
-      'GET',
-      '/v1/publish/stats',
-    ),
+    postStatsLegacy: endpoint<{ query: LegacyPostStatsQuery; data: VideoInsightsJson }>('GET', '/v1/publish/stats'),
     benchmark: endpoint<{ query: BenchmarkQuery; data: BenchmarkJson }>('GET', `${BUSINESS}/benchmark`),
-    videoSettings: endpoint<{ query: AccountQuery; data: VideoSettingsJson }>(
-      'GET',
-      `${BUSINESS}/video/settings`,
-    ),
+    videoSettings: endpoint<{ query: AccountQuery; data: VideoSettingsJson }>('GET', `${BUSINESS}/video/settings`),
   },
   webhooks: {
-    create: endpoint<{ body: CreateWebhookEndpointBody; data: CreatedWebhookEndpointJson }>(
-      'POST',
-      '/v1/webhook-endpoints',
-    ),
+    create: endpoint<{ body: CreateWebhookEndpointBody; data: CreatedWebhookEndpointJson }>('POST', '/v1/webhook-endpoints'),
     list: endpoint<{ data: Items<ListedWebhookEndpointJson> }>('GET', '/v1/webhook-endpoints'),
-    delete: endpoint<{ params: EndpointIdParams; data: DeletedEndpointJson }>(
-      'DELETE',
-      '/v1/webhook-endpoints/:id',
-    ),
+    delete: endpoint<{ params: EndpointIdParams; data: DeletedEndpointJson }>('DELETE', '/v1/webhook-endpoints/:id'),
     /** The new secret is in the answer, once; `oldSecretExpiresInSeconds: 0` stops the old one signing at once. */
     rotateSecret: endpoint<{
       params: EndpointIdParams;
@@ -237,10 +201,7 @@ export const ENDPOINTS = {
       body?: EmptyActionBody;
       data: WebhookEndpointJson;
     }>('POST', '/v1/webhook-endpoints/:id/enable'),
-    test: endpoint<{ params: EndpointIdParams; body?: EmptyActionBody; data: TestEventJson }>(
-      'POST',
-      '/v1/webhook-endpoints/:id/test',
-    ),
+    test: endpoint<{ params: EndpointIdParams; body?: EmptyActionBody; data: TestEventJson }>('POST', '/v1/webhook-endpoints/:id/test'),
     recover: endpoint<{ params: EndpointIdParams; body: RecoverEndpointBody; data: RecoveredJson }>(
       'POST',
       '/v1/webhook-endpoints/:id/recover',
@@ -254,10 +215,7 @@ export const ENDPOINTS = {
   events: {
     list: endpoint<{ query?: ListEventsQuery; data: EventPageJson }>('GET', '/v1/events'),
     get: endpoint<{ params: EventIdParams; data: EventJson }>('GET', '/v1/events/:id'),
-    redeliver: endpoint<{ params: EventIdParams; body?: RedeliverBody; data: RedeliveriesJson }>(
-      'POST',
-      '/v1/events/:id/redeliver',
-    ),
+    redeliver: endpoint<{ params: EventIdParams; body?: RedeliverBody; data: RedeliveriesJson }>('POST', '/v1/events/:id/redeliver'),
     deliveries: endpoint<{
       params: EventIdParams;
       query?: ListDeliveriesQuery;

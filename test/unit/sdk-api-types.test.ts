@@ -20,7 +20,15 @@ import { API_TYPES_FILE, exportedSchemas, renderApiTypes } from '../../scripts/s
 import type { ApiTypes } from '../../sdk/api-types';
 
 /** Each way assignable, with the same keys: a field missing, added, retyped or made optional differs. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
+type Same<A, B> = [A] extends [B]
+  ? [B] extends [A]
+    ? [keyof A] extends [keyof B]
+      ? [keyof B] extends [keyof A]
+        ? true
+        : false
+      : false
+    : false
+  : false;
 
 /** For every schema a module exports: does the generated type of that name match its Static? */
 type Matches<M> = {
