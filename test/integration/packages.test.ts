@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { mp4File } from '../helpers/mp4';
+import { machineNode } from '../helpers/node-runtime';
 import { cleanEnv, REPO_ROOT } from '../helpers/processes';
 import { createTenant, type Tenant } from '../helpers/stack';
 import { bindSandboxSeat, startWorkingStack, type SandboxAccount, type WorkingStack } from '../helpers/working-stack';
@@ -110,11 +111,19 @@ describe('the SDK and the CLI installed from their tarballs', () => {
       expect(declarations.join('\n')).not.toMatch(/from '\.\.\/|@sinclair|fastify/);
     });
 
-    it('uploads, publishes, polls, streams the events and verifies a push from plain JavaScript (CommonJS)', async () => {
-      const res = await runIn(app, process.execPath, ['flow.cjs'], flowEnv());
-      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(JSON.parse(res.stdout)).toEqual(flowResult());
-    }, 120_000);
+    // On this project's Node and on the machine's, which may be as old as the package's engines allow.
+    it.each([
+      ['this project’s Node', process.execPath],
+      ['the machine’s Node', machineNode().path],
+    ])(
+      'uploads, publishes, polls, streams the events and verifies a push from plain JavaScript (CommonJS) on %s',
+      async (_, node) => {
+        const res = await runIn(app, node, ['flow.cjs'], flowEnv());
+        expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(JSON.parse(res.stdout)).toEqual(flowResult());
+      },
+      120_000,
+    );
 
     it('loads as an ES module with the same exports', async () => {
       const script =
@@ -165,11 +174,18 @@ describe('the SDK and the CLI installed from their tarballs', () => {
       expect(Math.min(...runs.map((r) => r.ms))).toBeLessThan(START_BOUND_MS);
     }, 60_000);
 
-    it('calls the API with the key and address it is given', async () => {
-      const res = await runIn(app, vps(), ['seats'], cleanEnv({ VPS_API_KEY: tenant.apiKey, VPS_BASE_URL: env.stack.baseUrl }));
-      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(JSON.parse(res.stdout).items).toEqual([expect.objectContaining({ capabilityAccountId: account.openId })]);
-    }, 60_000);
+    it.each([
+      ['this project’s Node', process.execPath],
+      ['the machine’s Node', machineNode().path],
+    ])(
+      'calls the API with the key and address it is given, on %s',
+      async (_, node) => {
+        const res = await runIn(app, node, [vps(), 'seats'], cleanEnv({ VPS_API_KEY: tenant.apiKey, VPS_BASE_URL: env.stack.baseUrl }));
+        expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(JSON.parse(res.stdout).items).toEqual([expect.objectContaining({ capabilityAccountId: account.openId })]);
+      },
+      60_000,
+    );
 
     it("finds a local service's key and address from any folder below the checkout, and says where it looked when there is none", async () => {
       const checkout = path.join(dir, 'checkout');
