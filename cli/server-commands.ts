@@ -3,8 +3,7 @@
  * service's own modules and need a checkout. The installable `vps` package is built with
  * server-commands.packaged.ts in this module's place (scripts/build-packages.cjs).
  */
-import type { Command } from 'commander';
-import { Command as NewCommand } from 'commander';
+import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config';
 import { adminCommand } from './admin';
 import type * as ServeModule from './serve';
@@ -18,7 +17,7 @@ export function serverCommands(): Command[] {
 }
 
 function serveCommand(): Command {
-  return new NewCommand('serve')
+  return new Command('serve')
     .description('run the service roles in this process')
     .option('--role <roles>', 'all, or a comma list of gateway, core, worker, sandbox', 'all')
     .action(async (o: { role: string }) => {
