@@ -15,6 +15,9 @@ export const EVENT_TYPES = {
   'vplat.publish.status_changed': 'A publish record changed status, on either track',
   'vplat.publish.unconfirmed':
     'The service stopped following a publish the platform never confirmed either way; its status stays the last one known',
+  'vplat.video.available':
+    'A video library record became available: its videoUrl (video track, read with GET /v1/videos/{id}) or fileId (shop track) can be published',
+  'vplat.video.failed': 'A video library upload failed; failure_reason says why, and the record keeps it',
   'vplat.account.authorization_removed': 'The account withdrew the authorization of its seat',
   'service.endpoint.disabled': 'A webhook endpoint was disabled (its receiver answered 410, or failed every attempt for days)',
 } as const;

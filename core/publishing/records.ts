@@ -14,6 +14,7 @@ import type { Upstream } from '../upstream';
 import { openCredentials } from '../upstream/credentials';
 import { getPublishStatus } from '../upstream/vplat/publishing';
 import { getVideoStatus, type VideoStatusData } from '../upstream/shop/content';
+import { pollingHandleOf, publishHandleOf } from './handles';
 import { categoryOfOfficialReason, failReason, isTerminal, normalizeOfficialStatus } from './status';
 
 export interface PublishRecordDeps {
@@ -71,7 +72,9 @@ function recordData(r: PublishRecordRow) {
     kind: r.kind,
     account_id: r.accountId,
     video_id: r.videoId,
-    share_id: r.shareId,
+    // As the API's shareId: the platform's id once known, the service's handle until then.
+    share_id: pollingHandleOf(r),
+    handle: publishHandleOf(r.id),
     status: r.status,
     official_status: r.officialStatus,
     post_id: r.postId,

@@ -303,7 +303,7 @@ describe('vps API commands', () => {
   });
 
   it('exits 4 with the last answer when the attempts run out before a terminal status', async () => {
-    // With no worker the publish is never submitted: it stays submitted, without a handle yet.
+    // With no worker the publish is never submitted: it stays submitted, polled by the service's handle.
     await env.worker.stop();
     try {
       const res = await vps([
@@ -319,7 +319,7 @@ describe('vps API commands', () => {
         '2',
       ]);
       expect(res.code).toBe(4);
-      expect(res.json).toMatchObject({ status: 'submitted', shareId: null });
+      expect(res.json).toMatchObject({ status: 'submitted', shareId: expect.stringMatching(/^vpsh_/) });
       expect(res.stderr).toContain('still submitted after 2 polls');
     } finally {
       env.worker = await startStackWorker(env.stack, env.taskQueue, env.sb.upstream);

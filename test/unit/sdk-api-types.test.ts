@@ -55,13 +55,13 @@ const inStep: Array<true> = [
 ];
 
 describe('sdk/api-types.ts', () => {
-  it('is what the generator writes from the gateway schemas today (npm run generate:sdk-types)', async () => {
-    expect(fs.readFileSync(API_TYPES_FILE, 'utf8')).toBe(await renderApiTypes());
+  it('is what the generator writes from the gateway schemas today (npm run generate:sdk-types)', () => {
+    expect(fs.readFileSync(API_TYPES_FILE, 'utf8')).toBe(renderApiTypes());
   });
 
   it('names a type for every schema the SDK’s routes use', () => {
     const text = fs.readFileSync(API_TYPES_FILE, 'utf8');
-    for (const [name] of exportedSchemas()) expect(text).toContain(`export type ${name} = `);
+    for (const [name] of exportedSchemas()) expect(text).toMatch(new RegExp(`^export type ${name} =`, 'm'));
     expect(inStep.every(Boolean)).toBe(true);
   });
 
