@@ -52,6 +52,9 @@ export function exportedSchemas(): Array<[string, TSchema]> {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** A string literal as the house writes them: single quotes. */
+const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
 function comment(text: unknown, indent: string): string {
   return typeof text === 'string' && text ? `${indent}/** ${text.replace(/\*\//g, '*\\/')} */\n` : '';
 }
@@ -60,7 +63,7 @@ function comment(text: unknown, indent: string): string {
 function typeOf(schema: TSchema, names: Map<TSchema, string>, indent: string): string {
   const named = names.get(schema);
   if (named) return named;
-  if ('const' in schema) return JSON.stringify(schema.const);
+  if ('const' in schema) return typeof schema.const === 'string' ? quote(schema.const) : JSON.stringify(schema.const);
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((s) => typeOf(s, names, indent)).join(' | ');
   if (Array.isArray(schema.type))
     return (schema.type as string[]).map((t) => typeOf({ ...schema, type: t } as TSchema, names, indent)).join(' | ');
@@ -88,7 +91,7 @@ function typeOf(schema: TSchema, names: Map<TSchema, string>, indent: string): s
       const inner = `${indent}  `;
       const fields = Object.entries(properties).map(([key, value]) => {
         const optional = value[OptionalKind] === 'Optional' || !required.has(key);
-        const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+        const name = IDENTIFIER.test(key) ? key : quote(key);
         return `${comment(value.description, inner)}${inner}${name}${optional ? '?' : ''}: ${typeOf(value, names, inner)};\n`;
       });
       return fields.length ? `{\n${fields.join('')}${indent}}` : '{}';

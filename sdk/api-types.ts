@@ -46,7 +46,7 @@ export type CommentHideBody = {
   /** The comment */
   commentId: string;
   /** HIDE, or UNHIDE to restore */
-  action: "HIDE" | "UNHIDE";
+  action: 'HIDE' | 'UNHIDE';
 };
 
 export type CommentJson = {
@@ -109,7 +109,7 @@ export type CommentLikeBody = {
   /** The comment */
   commentId: string;
   /** LIKE or UNLIKE */
-  action: "LIKE" | "UNLIKE";
+  action: 'LIKE' | 'UNLIKE';
 };
 
 export type CommentListQuery = {
@@ -122,11 +122,11 @@ export type CommentListQuery = {
   /** Up to 3 replies under each top-level comment (default false) */
   includeReplies?: boolean;
   /** PUBLIC, or ALL (the official default) to include hidden comments */
-  status?: "PUBLIC" | "ALL";
+  status?: 'PUBLIC' | 'ALL';
   /** Order by; without it the platform's own order */
-  sortField?: "likes" | "replies" | "create_time";
+  sortField?: 'likes' | 'replies' | 'create_time';
   /** smart (the official default), asc or desc */
-  sortOrder?: "asc" | "desc" | "smart";
+  sortOrder?: 'asc' | 'desc' | 'smart';
   /** The cursor of the previous page; 0 for the first */
   cursor?: number;
   /** Page size, 1 to 30; the official default is 20 */
@@ -167,11 +167,11 @@ export type CommentReplyListQuery = {
   /** A top-level, visible comment */
   commentId: string;
   /** PUBLIC, or ALL (the official default) to include hidden comments */
-  status?: "PUBLIC" | "ALL";
+  status?: 'PUBLIC' | 'ALL';
   /** Order by; without it the platform's own order */
-  sortField?: "likes" | "replies" | "create_time";
+  sortField?: 'likes' | 'replies' | 'create_time';
   /** smart (the official default), asc or desc */
-  sortOrder?: "asc" | "desc" | "smart";
+  sortOrder?: 'asc' | 'desc' | 'smart';
   /** The cursor of the previous page; 0 for the first */
   cursor?: number;
   /** Page size, 1 to 30; the official default is 20 */
@@ -197,8 +197,8 @@ export type DeliveryJson = {
   eventId: string;
   eventType: string;
   endpointId: string;
-  status: "pending" | "succeeded" | "failed" | "cancelled";
-  reason: "initial" | "redeliver";
+  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+  reason: 'initial' | 'redeliver';
   workflowId: string;
   createdAt: string;
   completedAt: string | null;
@@ -245,7 +245,7 @@ export type ListDeliveriesQuery = {
   cursor?: string;
   /** Page size, default 50 */
   limit?: number;
-  status?: "pending" | "succeeded" | "failed" | "cancelled";
+  status?: 'pending' | 'succeeded' | 'failed' | 'cancelled';
   /** Only deliveries of events matching these comma-separated patterns: "*", "vplat.*" or exact types */
   types?: string;
 };
@@ -310,7 +310,7 @@ export type VideoInsightsJson = {
   items: Array<{
     itemId: string;
   } | {
-    track: "shop";
+    track: 'shop';
     /** The official video id: the publish record's shareId, for GET /v1/publish/tts/status?videoId= */
     videoId: string;
     /** The title as published */
@@ -357,7 +357,7 @@ export type AutoMessageCreateBody = {
   /** The bound account: username or businessId */
   account: string;
   /** Official auto_message_type */
-  autoMessageType: "WELCOME_MESSAGE" | "SUGGESTED_QUESTION" | "CHAT_PROMPT";
+  autoMessageType: 'WELCOME_MESSAGE' | 'SUGGESTED_QUESTION' | 'CHAT_PROMPT';
   /** WELCOME_MESSAGE: at most 250 characters */
   welcomeMessageContent?: string;
   /** SUGGESTED_QUESTION: at most 80 characters */
@@ -374,7 +374,7 @@ export type AutoMessageDeleteBody = {
   /** The bound account: username or businessId */
   account: string;
   /** A welcome message cannot be deleted */
-  autoMessageType: "SUGGESTED_QUESTION" | "CHAT_PROMPT";
+  autoMessageType: 'SUGGESTED_QUESTION' | 'CHAT_PROMPT';
   /** The message to delete */
   autoMessageId: string;
 };
@@ -383,7 +383,7 @@ export type AutoMessageGetBody = {
   /** The bound account: username or businessId */
   account: string;
   /** Official auto_message_type */
-  autoMessageType: "WELCOME_MESSAGE" | "SUGGESTED_QUESTION" | "CHAT_PROMPT";
+  autoMessageType: 'WELCOME_MESSAGE' | 'SUGGESTED_QUESTION' | 'CHAT_PROMPT';
   /** One message only */
   autoMessageId?: string;
 };
@@ -392,7 +392,7 @@ export type AutoMessageSortBody = {
   /** The bound account: username or businessId */
   account: string;
   /** The only sortable type; default CHAT_PROMPT */
-  autoMessageType?: "CHAT_PROMPT";
+  autoMessageType?: 'CHAT_PROMPT';
   /** Every chat prompt, in the desired order */
   autoMessageIds: string[];
 };
@@ -401,9 +401,9 @@ export type AutoMessageStatusBody = {
   /** The bound account: username or businessId */
   account: string;
   /** Official auto_message_type */
-  autoMessageType: "WELCOME_MESSAGE" | "SUGGESTED_QUESTION" | "CHAT_PROMPT";
+  autoMessageType: 'WELCOME_MESSAGE' | 'SUGGESTED_QUESTION' | 'CHAT_PROMPT';
   /** For every message of the type */
-  operationStatus: "ENABLE" | "DISABLE";
+  operationStatus: 'ENABLE' | 'DISABLE';
 };
 
 export type AutoMessageUpdateBody = {
@@ -412,7 +412,7 @@ export type AutoMessageUpdateBody = {
   /** The message to change (not while REVIEWING) */
   autoMessageId: string;
   /** Official auto_message_type */
-  autoMessageType: "WELCOME_MESSAGE" | "SUGGESTED_QUESTION" | "CHAT_PROMPT";
+  autoMessageType: 'WELCOME_MESSAGE' | 'SUGGESTED_QUESTION' | 'CHAT_PROMPT';
   /** WELCOME_MESSAGE: at most 250 characters */
   welcomeMessageContent?: string;
   /** SUGGESTED_QUESTION: at most 80 characters */
@@ -429,17 +429,17 @@ export type CapabilitiesQuery = {
   /** The bound account: username or businessId */
   account: string;
   /** Default IMAGE_SEND */
-  capabilityTypes?: "IMAGE_SEND"[];
+  capabilityTypes?: 'IMAGE_SEND'[];
   /** The official conversation_id (may contain "+": percent-encode it in a query) */
   conversationId: string;
-  conversationType: "STRANGER" | "SINGLE";
+  conversationType: 'STRANGER' | 'SINGLE';
 };
 
 export type ConversationListQuery = {
   /** The bound account: username or businessId */
   account: string;
   /** STRANGER: the business has not replied yet; SINGLE otherwise */
-  conversationType: "STRANGER" | "SINGLE";
+  conversationType: 'STRANGER' | 'SINGLE';
   /** 1 to 100; default 100 */
   limit?: number;
   /** The previous page's cursor; default 0 */
@@ -457,7 +457,7 @@ export type MediaDownloadBody = {
   messageId: string;
   /** The media id of the message */
   mediaId: string;
-  mediaType: "IMAGE" | "VIDEO";
+  mediaType: 'IMAGE' | 'VIDEO';
 };
 
 export type MediaDownloadJson = {
@@ -500,20 +500,20 @@ export type SendMessageBody = {
   /** Shares one of the account's own posts */
   sharePostItemId?: string;
   /** A QA card: with templateTitle and templateButtons */
-  templateType?: "QA_BUTTON_CARD" | "QA_LINK_CARD";
+  templateType?: 'QA_BUTTON_CARD' | 'QA_LINK_CARD';
   /** The QA card's title, at most 40 characters */
   templateTitle?: string;
   /** 1 to 3 reply buttons */
   templateButtons?: {
     /** The only kind; REPLY when absent */
-    type?: "REPLY";
+    type?: 'REPLY';
     /** At most 20 characters on a button card, 40 on a link card */
     title: string;
     /** Your id for the button, echoed back in the reply */
     id?: string;
   }[];
   /** TYPING: typing indicator; MARK_READ: read receipt */
-  senderAction?: "TYPING" | "MARK_READ";
+  senderAction?: 'TYPING' | 'MARK_READ';
   /** Quotes a message of the conversation; text only */
   referencedMessageId?: string;
 };
@@ -528,14 +528,14 @@ export type PrecheckJson = {
   taskId: string;
   officialTaskId: string | null;
   /** submitted: on its way to the shop; processing: the shop is checking; passed, failed (see violation, quality, issues), service_error (see reason) */
-  status: "submitted" | "processing" | "passed" | "failed" | "service_error";
+  status: 'submitted' | 'processing' | 'passed' | 'failed' | 'service_error';
   /** The violation dimension: passed or failed; null until known */
-  violation: "passed" | "failed" | null;
+  violation: 'passed' | 'failed' | null;
   /** The quality dimension: passed or failed; null until known */
-  quality: "passed" | "failed" | null;
+  quality: 'passed' | 'failed' | null;
   /** The shop's issues and suggestions, flattened, each with its dimension */
   issues: Array<{
-    dimension: "violation" | "quality";
+    dimension: 'violation' | 'quality';
   }>;
   reason: string | null;
   seatId: string;
@@ -617,7 +617,7 @@ export type ListRecordsQuery = {
   cursor?: string;
   /** Page size, default 20 */
   limit?: number;
-  status?: "submitted" | "publish_processing" | "publish_complete" | "publish_failed" | "publish_draft_inbox" | "service_error";
+  status?: 'submitted' | 'publish_processing' | 'publish_complete' | 'publish_failed' | 'publish_draft_inbox' | 'service_error';
   seatId?: string;
   /** Only shop publishes of this fileId: find an earlier attempt before retrying a shop publish */
   fileId?: string;
@@ -631,7 +631,7 @@ export type LocationQuery = {
 
 export type OfficialLookupJson = {
   publishId: string;
-  status: "submitted" | "publish_processing" | "publish_complete" | "publish_failed" | "publish_draft_inbox" | "service_error";
+  status: 'submitted' | 'publish_processing' | 'publish_complete' | 'publish_failed' | 'publish_draft_inbox' | 'service_error';
   officialStatus: string;
   postIds: string[];
   /** For publish_failed: the platform's reason */
@@ -648,7 +648,7 @@ export type PhotoPublishBody = {
   account: string;
   /** 1 to 35 public image URLs */
   photoUrls: string[];
-  privacyLevel: "PUBLIC_TO_EVERYONE" | "MUTUAL_FOLLOW_FRIENDS" | "FOLLOWER_OF_CREATOR" | "SELF_ONLY";
+  privacyLevel: 'PUBLIC_TO_EVERYONE' | 'MUTUAL_FOLLOW_FRIENDS' | 'FOLLOWER_OF_CREATOR' | 'SELF_ONLY';
   photoCoverIndex?: number;
   /** At most 90 UTF-16 code units */
   title?: string;
@@ -682,7 +682,7 @@ export type PublishRecordJson = {
   /** The service's handle of this publish (`vpsh_…`), the same from the publish answer on; the status query of the record's track accepts it as well as the platform's id. shareId differs from it once the platform's id is known */
   handle: string;
   /** Normalized status, one of the six of the spec */
-  status: "submitted" | "publish_processing" | "publish_complete" | "publish_failed" | "publish_draft_inbox" | "service_error";
+  status: 'submitted' | 'publish_processing' | 'publish_complete' | 'publish_failed' | 'publish_draft_inbox' | 'service_error';
   /** true: the service stopped following the publish without a final status from the platform; status is the last one known. Do not publish again before checking the account; a later status query clears it if the platform reports a final status */
   unconfirmed: boolean;
   unconfirmedAt: string | null;
@@ -690,11 +690,11 @@ export type PublishRecordJson = {
   postId: string | null;
   failReason: string | null;
   reason: string | null;
-  reasonCategory: "retryable" | "needs_reauthorization" | "needs_user_action" | "quota" | "content_rejected" | "unconfirmed" | null;
-  track: "video" | "shop";
-  kind: "video" | "photo";
+  reasonCategory: 'retryable' | 'needs_reauthorization' | 'needs_user_action' | 'quota' | 'content_rejected' | 'unconfirmed' | null;
+  track: 'video' | 'shop';
+  kind: 'video' | 'photo';
   /** The route that accepted the publish */
-  channel: "v1.3" | "legacy";
+  channel: 'v1.3' | 'legacy';
   seatId: string;
   accountId: string;
   videoId: string | null;
@@ -716,7 +716,7 @@ export type PublishStatusJson = {
   /** The service's handle of this publish (`vpsh_…`), the same from the publish answer on; the status query of the record's track accepts it as well as the platform's id. shareId differs from it once the platform's id is known */
   handle: string;
   /** Normalized status, one of the six of the spec */
-  status: "submitted" | "publish_processing" | "publish_complete" | "publish_failed" | "publish_draft_inbox" | "service_error";
+  status: 'submitted' | 'publish_processing' | 'publish_complete' | 'publish_failed' | 'publish_draft_inbox' | 'service_error';
   /** true: the service stopped following the publish without a final status from the platform; status is the last one known. Do not publish again before checking the account; a later status query clears it if the platform reports a final status */
   unconfirmed: boolean;
   unconfirmedAt: string | null;
@@ -724,11 +724,11 @@ export type PublishStatusJson = {
   postId: string | null;
   failReason: string | null;
   reason: string | null;
-  reasonCategory: "retryable" | "needs_reauthorization" | "needs_user_action" | "quota" | "content_rejected" | "unconfirmed" | null;
-  track: "video" | "shop";
-  kind: "video" | "photo";
+  reasonCategory: 'retryable' | 'needs_reauthorization' | 'needs_user_action' | 'quota' | 'content_rejected' | 'unconfirmed' | null;
+  track: 'video' | 'shop';
+  kind: 'video' | 'photo';
   /** The route that accepted the publish */
-  channel: "v1.3" | "legacy";
+  channel: 'v1.3' | 'legacy';
   seatId: string;
   accountId: string;
   videoId: string | null;
@@ -785,7 +785,7 @@ export type ShopPublishJson = {
   /** The service's handle of this publish (`vpsh_…`), the same from the publish answer on; the status query of the record's track accepts it as well as the platform's id. shareId differs from it once the platform's id is known */
   handle: string;
   /** Normalized status, one of the six of the spec */
-  status: "submitted" | "publish_processing" | "publish_complete" | "publish_failed" | "publish_draft_inbox" | "service_error";
+  status: 'submitted' | 'publish_processing' | 'publish_complete' | 'publish_failed' | 'publish_draft_inbox' | 'service_error';
   /** true: the service stopped following the publish without a final status from the platform; status is the last one known. Do not publish again before checking the account; a later status query clears it if the platform reports a final status */
   unconfirmed: boolean;
   unconfirmedAt: string | null;
@@ -793,11 +793,11 @@ export type ShopPublishJson = {
   postId: string | null;
   failReason: string | null;
   reason: string | null;
-  reasonCategory: "retryable" | "needs_reauthorization" | "needs_user_action" | "quota" | "content_rejected" | "unconfirmed" | null;
-  track: "video" | "shop";
-  kind: "video" | "photo";
+  reasonCategory: 'retryable' | 'needs_reauthorization' | 'needs_user_action' | 'quota' | 'content_rejected' | 'unconfirmed' | null;
+  track: 'video' | 'shop';
+  kind: 'video' | 'photo';
   /** The route that accepted the publish */
-  channel: "v1.3" | "legacy";
+  channel: 'v1.3' | 'legacy';
   seatId: string;
   accountId: string;
   draft: boolean;
@@ -860,15 +860,15 @@ export type VideoPublishBody = {
 export type SeatJson = {
   id: string;
   name: string;
-  platform: "vplat";
+  platform: 'vplat';
   /** video: the account is a businessId; shop: a creatorUserOpenId */
-  track: "video" | "shop";
+  track: 'video' | 'shop';
   /** businessId (video track) or creatorUserOpenId (shop track); null while unbound */
   capabilityAccountId: string | null;
   accountUsername: string | null;
   bound: boolean;
   boundAt: string | null;
-  authorizationStatus: "unbound" | "active" | "reauthorization_required";
+  authorizationStatus: 'unbound' | 'active' | 'reauthorization_required';
   createdAt: string;
 };
 
@@ -906,7 +906,7 @@ export type MusicSearchBody = {
 export type PhotoJson = {
   /** coverUri of a shop publish */
   photoUri: string;
-  format: "JPEG" | "PNG" | "WEBP" | "HEIC" | "BMP";
+  format: 'JPEG' | 'PNG' | 'WEBP' | 'HEIC' | 'BMP';
   width: number;
   height: number;
   sizeBytes: number;
@@ -956,9 +956,9 @@ export type ProductQueryBody = {
   /** nextPageToken of the previous page */
   pageToken?: string;
   /** Default PRODUCT_ID */
-  sortField?: "PRODUCT_ID" | "PRICE" | "SALE";
+  sortField?: 'PRODUCT_ID' | 'PRICE' | 'SALE';
   /** Default DESC */
-  sortOrder?: "ASC" | "DESC";
+  sortOrder?: 'ASC' | 'DESC';
   /** Skip the 60-second cache and refill it */
   fresh?: boolean;
 };
@@ -968,7 +968,7 @@ export type ListVideosQuery = {
   /** Page size, default 20 */
   limit?: number;
   /** uploading: bytes arriving; processing: being fetched or handed to the shop; available: usable for publishing; failed: see failureReason; expired: the URL lifetime ended or the record was deleted */
-  status?: "uploading" | "processing" | "available" | "failed" | "expired";
+  status?: 'uploading' | 'processing' | 'available' | 'failed' | 'expired';
   seatId?: string;
 };
 
@@ -1000,10 +1000,10 @@ export type UploadedVideoJson = {
   id: string;
   seatId: string;
   /** video: yields videoUrl; shop: yields fileId */
-  track: "video" | "shop";
+  track: 'video' | 'shop';
   /** uploading: bytes arriving; processing: being fetched or handed to the shop; available: usable for publishing; failed: see failureReason; expired: the URL lifetime ended or the record was deleted */
-  status: "uploading" | "processing" | "available" | "failed" | "expired";
-  source: "multipart" | "remote";
+  status: 'uploading' | 'processing' | 'available' | 'failed' | 'expired';
+  source: 'multipart' | 'remote';
   sourceUrl: string | null;
   fileName: string | null;
   container: string | null;
@@ -1038,10 +1038,10 @@ export type VideoJson = {
   id: string;
   seatId: string;
   /** video: yields videoUrl; shop: yields fileId */
-  track: "video" | "shop";
+  track: 'video' | 'shop';
   /** uploading: bytes arriving; processing: being fetched or handed to the shop; available: usable for publishing; failed: see failureReason; expired: the URL lifetime ended or the record was deleted */
   status: VideoStatusJson;
-  source: "multipart" | "remote";
+  source: 'multipart' | 'remote';
   sourceUrl: string | null;
   fileName: string | null;
   container: string | null;
@@ -1071,7 +1071,7 @@ export type VideoPageJson = {
 };
 
 /** uploading: bytes arriving; processing: being fetched or handed to the shop; available: usable for publishing; failed: see failureReason; expired: the URL lifetime ended or the record was deleted */
-export type VideoStatusJson = "uploading" | "processing" | "available" | "failed" | "expired";
+export type VideoStatusJson = 'uploading' | 'processing' | 'available' | 'failed' | 'expired';
 
 export type CreateWebhookEndpointBody = {
   /** Public https URL that receives the pushes */
