@@ -14,15 +14,15 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { once } from 'node:events';
-import { EVENT_ID_HEADER, pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
-import { signingKeyOf } from '../core/events/signing-keys';
-import { newWebhookSecret } from '../core/events/webhook-secret';
+import { EVENT_ID_HEADER, pushSignatureHeaders, type PushKey } from '../core/events/push-signature';
+import { newEndpointSecret, pushKeyOf, storedKeyOf } from '../core/events/signing-keys';
 import { LOG_START_ID, streamEvents, type StreamedEvent, type StreamState } from '../sdk/event-stream';
 import { apiClientConfig, checkReachable, runApi, type ApiFlags } from './api-client';
 import { UsageError } from './usage-error';
 
 interface ListenFlags {
   events?: string;
+  includeTest?: boolean;
   forwardTo?: string;
   sign?: boolean;
   forwardSecret?: string;
@@ -45,8 +45,9 @@ export function listenCommand(): Command {
     new Command('listen')
       .description('print events as they happen, one JSON object per line; reconnects and resumes by itself')
       .option('--events <types>', 'comma-separated patterns: "*", "vplat.*" or exact types (default: all)')
+      .option('--include-test', 'also the test events (service.endpoint.test), left out otherwise')
       .option('--forward-to <url>', 'also POST each event, unsigned, to this local handler; its status is shown on stderr')
-      .option('--sign', 'sign each forward with X-Service-Signature as pushes are, with a new secret printed on stderr')
+      .option('--sign', 'sign each forward as pushes are (X-Service-Signature and Standard Webhooks), with a new secret printed on stderr')
       .option('--forward-secret <secret>', 'sign each forward with this secret (e.g. one --sign printed before) instead of a new one')
       .option('--last-event-id <id>', 'start after this event, replaying what came since, instead of at connection')
       // For tests and tuning: the defaults follow the service's `retry:` (3 s), doubling up to 30 s.
@@ -91,6 +92,7 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
         baseUrl,
         apiKey,
         types,
+        includeTest: flags.includeTest,
         lastEventId: flags.lastEventId,
         signal: stopping.signal,
         backoff: { initialMs: flags.reconnectInitialMs, maxMs: flags.reconnectMaxMs },
@@ -117,7 +119,7 @@ function forwardSecret(flags: ListenFlags): string | undefined {
   if (flags.forwardTo === undefined) throw new UsageError(`${flag}: signs forwards, so it needs --forward-to`);
   if (flags.sign && flags.forwardSecret !== undefined) throw new UsageError('give --sign (a new secret) or --forward-secret, not both');
   if (flags.forwardSecret !== undefined && flags.forwardSecret.trim() === '') throw new UsageError('--forward-secret: give the secret');
-  return flags.forwardSecret ?? newWebhookSecret();
+  return flags.forwardSecret ?? newEndpointSecret();
 }
 
 function handlerUrl(value: string): URL {
@@ -159,8 +161,8 @@ async function printLine(line: string, stopping: AbortSignal): Promise<void> {
  */
 class Forwarder {
   private chain: Promise<void> = Promise.resolve();
-  /** The spec's key, derived once: what an endpoint stores and deliveries sign with. */
-  private readonly signingKey: string | undefined;
+  /** Both schemes' keys, derived once as an endpoint's are: what deliveries sign with. */
+  private readonly signingKey: PushKey | undefined;
 
   constructor(
     private readonly url: URL,
@@ -168,14 +170,14 @@ class Forwarder {
     private readonly stopping: AbortSignal,
     secret: string | undefined,
   ) {
-    this.signingKey = secret === undefined ? undefined : signingKeyOf(secret);
+    this.signingKey = secret === undefined ? undefined : pushKeyOf(storedKeyOf(secret));
   }
 
-  /** A delivery's headers: the signature over this body at the time of sending, and the event id. */
+  /** A delivery's headers: both schemes' signatures over this body at the time of sending, and the event id. */
   private signed(event: StreamedEvent, body: string): Record<string, string> {
     if (this.signingKey === undefined) return {};
     return {
-      [SIGNATURE_HEADER]: pushSignature([this.signingKey], Math.floor(Date.now() / 1000), body),
+      ...pushSignatureHeaders([this.signingKey], event.id, Math.floor(Date.now() / 1000), body),
       [EVENT_ID_HEADER]: event.id,
     };
   }

@@ -218,11 +218,11 @@ export type EventIdParams = {
 export type EventJson = {
   /** Unique event id: the idempotency key; a push can be repeated, so deduplicate by it */
   id: string;
-  /** Platform namespace, e.g. vplat */
+  /** The namespace of the type: vplat for what happens to the account on the platform, service for your setup in this service */
   platform: string;
-  /** Normalized type, prefixed by the platform namespace, e.g. vplat.comment.created */
+  /** Normalized type, prefixed by the platform namespace, e.g. vplat.comment.created; the catalogue is the `webhooks` of this document */
   type: string;
-  /** The official original event name */
+  /** The official original event name, e.g. im_receive_msg; an event the service makes itself has none, and carries its type here */
   event: string;
   /** When the event happened (UTC) */
   occurred_at: string;
@@ -240,6 +240,9 @@ export type EventPageJson = {
   nextCursor: string;
   hasMore: boolean;
 };
+
+/** Also the test events (service.endpoint.test, sent by POST /v1/webhook-endpoints/{id}/test); default false. `types` naming service.endpoint.test asks for them too */
+export type IncludeTest = boolean;
 
 export type ListDeliveriesQuery = {
   cursor?: string;
@@ -259,6 +262,8 @@ export type ListEventsQuery = {
   seatId?: string;
   since?: string;
   until?: string;
+  /** Also the test events (service.endpoint.test, sent by POST /v1/webhook-endpoints/{id}/test); default false. `types` naming service.endpoint.test asks for them too */
+  includeTest?: boolean;
 };
 
 export type RedeliverBody = {
@@ -1078,12 +1083,16 @@ export type CreateWebhookEndpointBody = {
   url: string;
   /** Patterns: "*", "vplat.*", or exact event types */
   eventTypes: string[];
+  /** A note on the endpoint: one line, at most 500 characters; "" clears it */
+  description?: string;
 };
 
 export type CreatedWebhookEndpointJson = {
   id: string;
   url: string;
   eventTypes: string[];
+  /** Your note on the endpoint; null when none */
+  description: string | null;
   createdAt: string;
   disabledAt: string | null;
   disabledReason: string | null;
@@ -1122,6 +1131,8 @@ export type ListedWebhookEndpointJson = {
   id: string;
   url: string;
   eventTypes: string[];
+  /** Your note on the endpoint; null when none */
+  description: string | null;
   createdAt: string;
   disabledAt: string | null;
   disabledReason: string | null;
@@ -1164,10 +1175,23 @@ export type TestEventJson = {
   delivery: DeliveryJson;
 };
 
+export type UpdateWebhookEndpointBody = {
+  /** Public https URL that receives the pushes */
+  url?: string;
+  /** Patterns: "*", "vplat.*", or exact event types */
+  eventTypes?: string[];
+  /** A note on the endpoint: one line, at most 500 characters; "" clears it */
+  description?: string | null;
+  /** true lets a disabled endpoint (by request or automatically) receive pushes again, as POST …/enable does; false disables it and cancels its pending deliveries */
+  enabled?: boolean;
+};
+
 export type WebhookEndpointJson = {
   id: string;
   url: string;
   eventTypes: string[];
+  /** Your note on the endpoint; null when none */
+  description: string | null;
   createdAt: string;
   disabledAt: string | null;
   disabledReason: string | null;
@@ -1194,6 +1218,7 @@ export interface ApiTypes {
   EventIdParams: EventIdParams;
   EventJson: EventJson;
   EventPageJson: EventPageJson;
+  IncludeTest: IncludeTest;
   ListDeliveriesQuery: ListDeliveriesQuery;
   ListEventsQuery: ListEventsQuery;
   RedeliverBody: RedeliverBody;
@@ -1268,5 +1293,6 @@ export interface ApiTypes {
   RecoveredJson: RecoveredJson;
   RotateSecretBody: RotateSecretBody;
   TestEventJson: TestEventJson;
+  UpdateWebhookEndpointBody: UpdateWebhookEndpointBody;
   WebhookEndpointJson: WebhookEndpointJson;
 }

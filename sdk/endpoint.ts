@@ -2,7 +2,7 @@
  * One /v1 route as the client sees it: method, path, and the types of its input and data (from
  * api-types.ts, generated from the gateway's route schemas, so the client carries no server code).
  */
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** What a route takes and gives. `params` fill the path's `:name` segments. */
 export interface Shape {

@@ -27,8 +27,8 @@ import type {
   CommentReplyCreateBody,
   CommentReplyListQuery,
   ConversationListQuery,
-  CreateWebhookEndpointBody,
   CreatedWebhookEndpointJson,
+  CreateWebhookEndpointBody,
   DeletedEndpointJson,
   DeliveryPageJson,
   EmptyActionBody,
@@ -43,10 +43,10 @@ import type {
   LegacyPublishStatusQuery,
   LegacyVideoPublishBody,
   ListDeliveriesQuery,
+  ListedWebhookEndpointJson,
   ListEventsQuery,
   ListRecordsQuery,
   ListVideosQuery,
-  ListedWebhookEndpointJson,
   LocationQuery,
   MediaDownloadBody,
   MediaDownloadJson,
@@ -68,8 +68,8 @@ import type {
   PublishStatusJson,
   PublishStatusQuery,
   RecordPageJson,
-  RecoverEndpointBody,
   RecoveredJson,
+  RecoverEndpointBody,
   RedeliverBody,
   RedeliveriesJson,
   RemoteUploadBody,
@@ -81,6 +81,7 @@ import type {
   ShopPublishStatusQuery,
   SubmitPrecheckBody,
   TestEventJson,
+  UpdateWebhookEndpointBody,
   UploadedVideoJson,
   VideoIdParams,
   VideoInsightsJson,
@@ -189,6 +190,13 @@ export const ENDPOINTS = {
   webhooks: {
     create: endpoint<{ body: CreateWebhookEndpointBody; data: CreatedWebhookEndpointJson }>('POST', '/v1/webhook-endpoints'),
     list: endpoint<{ data: Items<ListedWebhookEndpointJson> }>('GET', '/v1/webhook-endpoints'),
+    get: endpoint<{ params: EndpointIdParams; data: ListedWebhookEndpointJson }>('GET', '/v1/webhook-endpoints/:id'),
+    /** Changes the fields given (url, eventTypes, description, enabled); the secret stays. */
+    update: endpoint<{
+      params: EndpointIdParams;
+      body: UpdateWebhookEndpointBody;
+      data: ListedWebhookEndpointJson;
+    }>('PATCH', '/v1/webhook-endpoints/:id'),
     delete: endpoint<{ params: EndpointIdParams; data: DeletedEndpointJson }>('DELETE', '/v1/webhook-endpoints/:id'),
     /** The new secret is in the answer, once; `oldSecretExpiresInSeconds: 0` stops the old one signing at once. */
     rotateSecret: endpoint<{

@@ -5,7 +5,7 @@
  * names both, so a retried step that records it again stores nothing new.
  */
 import type { VideoRow } from '../db/repositories/videos';
-import { PLATFORM, type EventType } from './event-types';
+import { catalogued, type EventType } from './event-types';
 import type { EventRecorder } from './recorder';
 
 type Outcome = 'available' | 'failed';
@@ -25,9 +25,7 @@ export async function recordVideoOutcome(events: EventRecorder, row: VideoRow | 
   await events.record({
     customerId: row.customerId,
     seatId: row.seatId,
-    platform: PLATFORM,
-    type: TYPES[outcome],
-    event: `video.${outcome}`,
+    ...catalogued(TYPES[outcome]),
     occurredAt: new Date(),
     data: {
       video_id: row.id,

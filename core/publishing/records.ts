@@ -8,7 +8,7 @@ import type { Db } from '../db/client';
 import * as records from '../db/repositories/publish-records';
 import type { PublishRecordRow, PublishChange } from '../db/repositories/publish-records';
 import { findSeat } from '../db/repositories/seats';
-import { PLATFORM } from '../events/event-types';
+import { catalogued } from '../events/event-types';
 import type { EventRecorder } from '../events/recorder';
 import type { Upstream } from '../upstream';
 import { openCredentials } from '../upstream/credentials';
@@ -90,9 +90,7 @@ async function recordStatusEvent(events: EventRecorder, before: PublishRecordRow
   await events.record({
     customerId: after.customerId,
     seatId: after.seatId,
-    platform: PLATFORM,
-    type: 'vplat.publish.status_changed',
-    event: 'publish.status_changed',
+    ...catalogued('vplat.publish.status_changed'),
     occurredAt: new Date(),
     data: { ...recordData(after), previous_status: before.status },
     sourceKey: `publish-status:${after.id}:${after.status}:${after.postId ?? ''}`,
@@ -104,9 +102,7 @@ async function recordUnconfirmedEvent(events: EventRecorder, record: PublishReco
   await events.record({
     customerId: record.customerId,
     seatId: record.seatId,
-    platform: PLATFORM,
-    type: 'vplat.publish.unconfirmed',
-    event: 'publish.unconfirmed',
+    ...catalogued('vplat.publish.unconfirmed'),
     occurredAt: new Date(),
     data: recordData(record),
     sourceKey: `publish-unconfirmed:${record.id}`,

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -148,7 +149,7 @@ describe('vps listen', () => {
     expect(await listener.handle.stop('SIGINT')).toBe(0);
   });
 
-  it('signs each forward with --sign as a push is signed, with the secret it prints, so the SDK and Stripe verify it', async () => {
+  it('signs each forward with --sign as a push is signed, with the secret it prints, so the SDK, Stripe and Standard Webhooks verify it', async () => {
     const { tenant, openId } = await boundTenant();
     const handler = await startWebhookReceiver();
     receivers.push(handler);
@@ -169,6 +170,9 @@ describe('vps listen', () => {
     const stripe = new Stripe('sk_test_not_used_for_any_request');
     const derived = createHash('sha256').update(secret).digest('hex');
     expect(stripe.webhooks.constructEvent(push!.body, header as string, derived)).toEqual(event);
+    // The Standard Webhooks headers too, with the secret exactly as printed.
+    expect(push!.headers['webhook-id']).toBe(event!.id);
+    expect(new StandardWebhook(secret).verify(push!.body, push!.headers as Record<string, string>)).toEqual(event);
     expect(() => verifyWebhookSignature(push!.body, header, 'whsec_someone_else')).toThrow(SignatureMismatchError);
     expect(lines(listener.stdout())).toEqual([event]);
     expect(await listener.handle.stop('SIGINT')).toBe(0);

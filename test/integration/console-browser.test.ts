@@ -365,6 +365,43 @@ describe('the web console in a browser', () => {
     await expectText(page.getByLabel('Event JSON'), '"type": "service.endpoint.test"');
   });
 
+  it('edits an endpoint read afresh: its description, and switching it off and on, over PATCH', async () => {
+    await nav('Webhooks').click();
+    const row = page.getByRole('row', { name: new RegExp(escapeRegExp(receiver.url)) });
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
+    // The form holds what GET /v1/webhook-endpoints/{id} answered: the URL as stored, parsed.
+    const storedUrl = new URL(receiver.url).href;
+    expect(await dialog.getByLabel('URL').inputValue()).toBe(storedUrl);
+    expect(await dialog.getByLabel('Event types').inputValue()).toBe('vplat.comment.created');
+    await dialog.getByLabel('Description').fill('Comment auto-replies');
+    await dialog.getByLabel('Receives pushes').uncheck();
+    await screenshot(page, 'console-endpoint-edit');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expectText(row, 'Comment auto-replies');
+    await expectText(row, 'disabled');
+
+    const listed = await call<{ items: Array<{ url: string; description: string | null; disabledReason: string | null }> }>(
+      stack.baseUrl,
+      'GET',
+      '/v1/webhook-endpoints',
+      { key: tenant.apiKey },
+    );
+    expect(listed.body.data.items.find((e) => e.url === storedUrl)).toMatchObject({
+      description: 'Comment auto-replies',
+      disabledReason: 'disabled by request',
+    });
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await dialog.getByText('Disabled: disabled by request').waitFor();
+    await dialog.getByLabel('Receives pushes').check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expectText(row, 'enabled');
+    await expectText(row, 'Comment auto-replies');
+  });
+
   it('lists publish records, each linked to its workflow in the Temporal UI', async () => {
     await nav('Publish records').click();
     await page.getByText('No publish records').waitFor();

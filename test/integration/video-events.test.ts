@@ -86,7 +86,9 @@ describe('video library events', () => {
     const [event, ...more] = await pulled('vplat.video.available', id);
     expect(more).toHaveLength(0);
     expect(event).toMatchObject({
+      platform: 'vplat',
       type: 'vplat.video.available',
+      event: 'vplat.video.available',
       seat_id: videoSeatId,
       data: { video_id: id, track: 'video', source: 'remote', status: 'available', failure_reason: null },
     });
