@@ -179,7 +179,7 @@ async function storeFile(
   } catch (err) {
     if (err instanceof MediaStoreUnavailableError) {
       // Not the caller's doing: the record fails with the reason (core's 2001 refusal of the
-      // upload is expected), and the answer is the store's retryable 503.
+      // upload is expected), and the answer is the store's retryable 5000.
       await complete({ failureReason: 'file: the media store was unavailable; upload again' }).catch((refusal: unknown) => {
         if (!(refusal instanceof ConnectError && refusal.metadata.get(CODE_HEADER) === '2001'))
           req.log.error({ err: refusal }, 'could not fail the record of an upload the store lost');
