@@ -228,8 +228,12 @@ export class EndpointDrain {
 
   private async currentEndpoint(): Promise<WebhookEndpointRow | undefined> {
     if (!this.endpoint || this.stale || Date.now() - this.endpointReadAt >= ENDPOINT_REFRESH_MS) {
+      const previousUrl = this.endpoint?.url;
       this.endpoint = await findEndpoint(this.deps.db, this.endpointId);
       this.endpointReadAt = Date.now();
+      // A new URL is a new receiver: the failures of the old one (cleared in the row by the update)
+      // must not count toward disabling it.
+      if (previousUrl !== undefined && this.endpoint?.url !== previousUrl) this.health = undefined;
       this.stale = false;
     }
     return this.endpoint;

@@ -5,7 +5,10 @@
  * stops pushes and `true` resumes them. And the actions without parameters take the empty body
  * with `Content-Type: application/json` that generic fetch helpers send.
  */
+import { eq } from 'drizzle-orm';
 import type { RunningWorker } from '../../worker/worker';
+import { findEndpoint } from '../../core/db/repositories/webhook-endpoints';
+import { webhookEndpoints } from '../../core/db/schema';
 import type { Upstream } from '../../core/upstream';
 import { verifyWebhookSignature } from '../../sdk';
 import { call } from '../helpers/http';
@@ -170,6 +173,34 @@ describe('GET and PATCH /v1/webhook-endpoints/{id}', () => {
     const enabled = await patch(created.id, { enabled: true });
     expect(enabled.body.data).toMatchObject({ disabledAt: null, disabledReason: null });
     expect((await testDelivery(created.id)).status).toBe('succeeded');
+  });
+
+  it('restarts the failing-since clock for a new URL or an endpoint enabled from disabled, and for nothing else', async () => {
+    const first = await receivers.start();
+    const created = await create(first.url);
+    const failingSince = async () => (await findEndpoint(stack.database.db, created.id))!.failingSince?.toISOString() ?? null;
+    const since = '2026-01-01T00:00:00.000Z';
+    const failing = () =>
+      stack.database.db
+        .update(webhookEndpoints)
+        .set({ failingSince: new Date(since) })
+        .where(eq(webhookEndpoints.id, created.id));
+
+    // Saving an edit of an enabled endpoint, its URL unchanged, leaves the clock running.
+    await failing();
+    expect((await patch(created.id, { enabled: true, url: created.url, description: 'edited' })).body.code).toBe(0);
+    expect(await failingSince()).toBe(since);
+    expect((await api('POST', `/v1/webhook-endpoints/${created.id}/enable`)).body.code).toBe(0);
+    expect(await failingSince()).toBe(since);
+    // A new receiver starts with a clean clock.
+    const second = await receivers.start();
+    expect((await patch(created.id, { url: second.url })).body.code).toBe(0);
+    expect(await failingSince()).toBeNull();
+    // So does an endpoint enabled again after a disable.
+    await patch(created.id, { enabled: false });
+    await failing();
+    expect((await patch(created.id, { enabled: true })).body.data.disabledAt).toBeNull();
+    expect(await failingSince()).toBeNull();
   });
 
   it('takes an empty body with Content-Type: application/json on test and enable, as generic fetch helpers send it', async () => {

@@ -21,12 +21,22 @@ export function EndpointDialog(props: { id: string; onClose: () => void; onSaved
     e.preventDefault();
     const fields = new FormData(e.currentTarget as HTMLFormElement);
     return run(async () => {
-      await api('PATCH', `/v1/webhook-endpoints/${encodeURIComponent(props.id)}`, {
+      const loadedEndpoint = endpoint!;
+      const form = {
         url: String(fields.get('url')).trim(),
         eventTypes: parsePatterns(String(fields.get('eventTypes'))),
         description: String(fields.get('description')).trim(),
         enabled: fields.get('enabled') === 'on',
-      });
+      };
+      // Only what the person changed: a field sent as it was read could undo what the service did
+      // meanwhile (an automatic disable), and a URL sent again is checked again.
+      const changes = {
+        ...(form.url !== loadedEndpoint.url ? { url: form.url } : {}),
+        ...(form.eventTypes.join(',') !== loadedEndpoint.eventTypes.join(',') ? { eventTypes: form.eventTypes } : {}),
+        ...(form.description !== (loadedEndpoint.description ?? '') ? { description: form.description } : {}),
+        ...(form.enabled !== !loadedEndpoint.disabledAt ? { enabled: form.enabled } : {}),
+      };
+      await api('PATCH', `/v1/webhook-endpoints/${encodeURIComponent(props.id)}`, changes);
       props.onSaved();
     });
   };

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { webhookEndpoints } from '../schema';
 import { newId } from '../../ids';
@@ -88,13 +88,9 @@ export async function rotateSigningKey(
   return row;
 }
 
+/** POST …/enable: what an update with `enabled: true` does. */
 export async function enableEndpoint(db: Executor, customerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({ disabledAt: null, disabledReason: null, failingSince: null })
-    .where(and(live(customerId), eq(webhookEndpoints.id, id)))
-    .returning();
-  return row;
+  return updateEndpoint(db, customerId, id, { enabled: true });
 }
 
 /** What an update changes; an absent field is kept. */
@@ -117,9 +113,18 @@ export async function updateEndpoint(
   changes: EndpointChanges,
 ): Promise<WebhookEndpointRow | undefined> {
   const { enabled, ...fields } = changes;
+  // The failure clock starts again for an endpoint enabled from disabled, or given another URL (a
+  // new receiver). Enabling one that is enabled, or saving its URL unchanged, leaves it running, so
+  // that an edit cannot keep a failing endpoint from being disabled.
+  const restarts = [
+    ...(enabled === true ? [isNotNull(webhookEndpoints.disabledAt)] : []),
+    ...(fields.url !== undefined ? [ne(webhookEndpoints.url, fields.url)] : []),
+  ];
+  const clock =
+    restarts.length > 0 ? { failingSince: sql`case when ${or(...restarts)} then null else ${webhookEndpoints.failingSince} end` } : {};
   const state =
     enabled === true
-      ? { disabledAt: null, disabledReason: null, failingSince: null }
+      ? { disabledAt: null, disabledReason: null }
       : enabled === false
         ? {
             disabledAt: sql`coalesce(${webhookEndpoints.disabledAt}, now())`,
@@ -129,7 +134,7 @@ export async function updateEndpoint(
   const [row] = await db
     .update(webhookEndpoints)
     // An update that changes nothing still answers the endpoint: `id = id` keeps the SET non-empty.
-    .set({ id: sql`${webhookEndpoints.id}`, ...fields, ...state })
+    .set({ id: sql`${webhookEndpoints.id}`, ...fields, ...state, ...clock })
     .where(and(live(customerId), eq(webhookEndpoints.id, id)))
     .returning();
   return row;
