@@ -12,7 +12,9 @@ export function checkedDescription(description: string): string | null {
   if (description === '') return null;
   if ([...description].length > MAX_DESCRIPTION_LENGTH)
     throw invalidField('description', `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
-  // Line breaks and other controls would break the table and the CLI's columns.
-  if (/[\u0000-\u001f\u007f]/.test(description)) throw invalidField('description', 'must be one line, without control characters');
+  // Line breaks and other controls (C0, C1, the Unicode line and paragraph separators) would break
+  // the table and the CLI's columns; bidirectional controls would reorder what follows them.
+  if (/[\p{Cc}\p{Zl}\p{Zp}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(description))
+    throw invalidField('description', 'must be one line, without control characters');
   return description;
 }

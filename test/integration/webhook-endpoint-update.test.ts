@@ -138,6 +138,9 @@ describe('GET and PATCH /v1/webhook-endpoints/{id}', () => {
       [{ eventTypes: ['vplat.nothing.like_this'] }, /^eventTypes: unknown event type or pattern/],
       [{ description: 'd'.repeat(501) }, /^description: must NOT have more than 500 characters/],
       [{ description: 'two\nlines' }, /^description: must be one line/],
+      [{ description: 'line\u2028separator' }, /^description: must be one line/],
+      [{ description: 'c1\u009bcontrol' }, /^description: must be one line/],
+      [{ description: 'bidi\u202eoverride' }, /^description: must be one line/],
       [{ enabled: 'yes' }, /^enabled: /],
       [{ secret: 'whsec_mine' }, /secret/],
     ] as const) {
