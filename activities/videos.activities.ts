@@ -20,6 +20,7 @@ import {
   overdueVideos,
   transitionVideo,
   videosWithoutLifetime,
+  videosWithoutOutcomeEvent,
 } from '../core/db/repositories/videos';
 import { recordVideoOutcome } from '../core/events/library-events';
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
@@ -291,7 +292,8 @@ export function createVideoActivities(deps: ActivityDeps) {
      * (its start failed at upload, or the process died before it), and every record a working
      * timer would have expired by now gets its lifetime started again, which expires it at once.
      * Starts are idempotent by workflow id: a lifetime already running is found, not doubled. A
-     * start Temporal refuses is logged and tried again next round; the others go ahead.
+     * start Temporal refuses is logged and tried again next round; the others go ahead. Records
+     * that ended without their outcome event get it.
      */
     async repairVideoLifetimes(input: { graceMs: number }): Promise<VideoExpiryRepairRound> {
       // The repair's own queue: the worker that runs the repair also runs the lifetimes.
@@ -312,8 +314,15 @@ export function createVideoActivities(deps: ActivityDeps) {
         await markLifetimeStarted(deps.db, row.id);
         confirmed += 1;
       }
-      if (confirmed + failed > 0)
-        deps.logger.info({ missing: missing.length, overdue: overdue.length, confirmed, failed }, 'video expiry repair round');
+      // Outcomes whose event the request that ended the record did not log (it died, or the event
+      // store refused): logged now, under the key the first try would have used, so never twice.
+      const unannounced = await videosWithoutOutcomeEvent(deps.db, { graceMs: input.graceMs, limit: REPAIR_BATCH });
+      for (const row of unannounced) await recordVideoOutcome(deps.events, row);
+      if (confirmed + failed + unannounced.length > 0)
+        deps.logger.info(
+          { missing: missing.length, overdue: overdue.length, confirmed, failed, announced: unannounced.length },
+          'video expiry repair round',
+        );
       // A full batch of records without a lifetime means more wait; overdue ones whose lifetime
       // runs but is stuck would come back every round, so they never make the repair hurry.
       return { confirmed, failed, more: missing.length === REPAIR_BATCH && failed === 0 };

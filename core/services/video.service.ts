@@ -202,7 +202,7 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     if (reason) {
       // The record fails first, so a store that is down now cannot leave it `uploading`.
       const failed = await transitionVideo(this.deps.db, id, ['uploading'], { status: 'failed', failureReason: reason, ...fileFacts(req) });
-      await recordVideoOutcome(this.deps.events, failed);
+      await this.announce(failed);
       await this.deps.media.remove(key).catch((err: unknown) => {
         // The caller's answer is the refusal either way; a store that is down now keeps an object
         // no record points at (a failed write leaves none: only a file refused after it was stored).
@@ -222,7 +222,7 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
         expiresAt: new Date(now.getTime() + this.deps.settings.urlTtlMs),
       });
       if (!available) return { video: this.message((await findVideo(this.deps.db, id))!) };
-      await recordVideoOutcome(this.deps.events, available);
+      await this.announce(available);
       await this.startLifetime(available);
       return { video: this.message(available) };
     }
@@ -333,7 +333,7 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
         failureReason: 'the upload could not be registered; upload again',
         storageKey: null,
       });
-      await recordVideoOutcome(this.deps.events, failed);
+      await this.announce(failed);
       await this.deps.media.remove(storageKeyOf(row.id));
       throw err;
     }
@@ -358,6 +358,20 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
    * its grace. Refusing the upload instead would throw away a good file over a timer the service
    * can start later by itself.
    */
+  /**
+   * Logs the outcome of a record this request ended. The row is written first and the event is not
+   * in its transaction, so an event store that refuses now must not turn the caller's upload into
+   * an error, nor skip what follows (the lifetime, the removal of refused bytes): the workers'
+   * repair round logs any outcome still missing after VIDEO_EXPIRY_REPAIR_GRACE_MS.
+   */
+  private async announce(row: VideoRow | undefined): Promise<void> {
+    try {
+      await recordVideoOutcome(this.deps.events, row);
+    } catch (err) {
+      this.deps.logger.error({ err, videoId: row?.id }, 'could not log the outcome event of a video; the repair round logs it');
+    }
+  }
+
   private async startLifetime(row: VideoRow): Promise<void> {
     try {
       await startVideoLifetime(await this.deps.temporalClient(), this.deps.taskQueue, row);

@@ -5,6 +5,8 @@
  * workers' expiry repair starts the missing timer on a shortened interval, and until it has, every
  * read that serves the video judges it by its expiry time as well as by its status.
  */
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../core/db/client';
 import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { findVideo } from '../../core/db/repositories/videos';
 import { connectTemporalClient } from '../../core/temporal/connection';
@@ -160,6 +162,21 @@ describe('video expiry repair', () => {
       15_000,
       100,
     );
+  }, 30_000);
+
+  it('logs the outcome event of a record that ended without it, once', async () => {
+    const video = await upload();
+    const outcomeEvents = () =>
+      queryRows<{ id: string; type: string }>(
+        stack.database.db,
+        sql`select id, type from events where customer_id = ${tenant.customerId} and data->>'video_id' = ${video.id}`,
+      );
+    expect((await outcomeEvents()).map((e) => e.type)).toEqual(['vplat.video.available']);
+    // As a request whose process died after writing the row and before logging its event.
+    await stack.database.db.execute(sql`delete from events where customer_id = ${tenant.customerId} and data->>'video_id' = ${video.id}`);
+
+    const logged = await eventually(outcomeEvents, (rows) => rows.length > 0, 10_000, 100);
+    expect(logged.map((e) => e.type)).toEqual(['vplat.video.available']);
   }, 30_000);
 
   it('runs the repair as one long-running workflow of the task queue, visible to an operator', async () => {

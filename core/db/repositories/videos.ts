@@ -191,3 +191,29 @@ export async function releaseFileFromPublish(db: Executor, id: string, publishRe
     .set({ publishRecordId: null, updatedAt: new Date() })
     .where(and(eq(videos.id, id), eq(videos.publishRecordId, publishRecordId)));
 }
+
+/** How far back the outcome repair looks: a record that ended earlier than this is left as it is. */
+export const OUTCOME_REPAIR_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Records that ended (available or failed) between `graceMs` and a day ago without their outcome
+ * event: the process that wrote the row died, or the event store refused, before the event was
+ * logged. The key is the one core/events/library-events.ts records under (`video-<status>:<id>`);
+ * its test records through both and finds one event. Oldest first.
+ */
+export async function videosWithoutOutcomeEvent(db: Executor, q: { graceMs: number; limit: number }): Promise<VideoRow[]> {
+  return db
+    .select()
+    .from(videos)
+    .where(
+      and(
+        inArray(videos.status, ['available', 'failed']),
+        sql`${videos.updatedAt} <= now() - make_interval(secs => ${q.graceMs / 1000})`,
+        sql`${videos.updatedAt} > now() - make_interval(secs => ${OUTCOME_REPAIR_WINDOW_MS / 1000})`,
+        sql`not exists (select 1 from events e where e.customer_id = ${videos.customerId}
+              and e.source_key = 'video-' || ${videos.status} || ':' || ${videos.id})`,
+      ),
+    )
+    .orderBy(videos.updatedAt)
+    .limit(q.limit);
+}

@@ -74,6 +74,10 @@ export const videos = pgTable(
     index('videos_available_expiry_idx')
       .on(t.expiresAt)
       .where(sql`${t.status} = 'available' and ${t.track} = 'video'`),
+    // The outcome repair's question: records that ended lately, whose event may be missing.
+    index('videos_ended_idx')
+      .on(t.updatedAt)
+      .where(sql`${t.status} in ('available', 'failed')`),
     check('videos_track_check', sql`${t.track} in ('video', 'shop')`),
     check('videos_status_check', sql`${t.status} in ('uploading', 'processing', 'available', 'failed', 'expired')`),
   ],

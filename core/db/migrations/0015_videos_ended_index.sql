@@ -1,0 +1,1 @@
+CREATE INDEX "videos_ended_idx" ON "videos" USING btree ("updated_at") WHERE "videos"."status" in ('available', 'failed');
