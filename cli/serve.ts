@@ -461,6 +461,7 @@ async function startGatewayRole(
     transport: opts.transport,
     media: opts.media,
     maxUploadBytes: env.VIDEO_MAX_BYTES,
+    uploadDrainBytes: env.UPLOAD_DRAIN_BYTES,
     logger: logger.child({ component: 'gateway' }),
     publicUrl: opts.publicUrl,
     // With --role gateway alone no Temporal is started here: the setting still links.

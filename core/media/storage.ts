@@ -58,6 +58,12 @@ export interface MediaStore {
   discardResumable(key: string): Promise<void>;
   /** Removes the object; removing an absent one is not an error. */
   remove(key: string): Promise<void>;
+  /**
+   * Puts the object stored under `from` under `to` (replacing any there) and removes `from`: how an
+   * upload written before its target was known takes its record's key. Rejects with
+   * MediaNotFoundError when `from` is absent.
+   */
+  move(from: string, to: string): Promise<void>;
   close(): void;
 }
 

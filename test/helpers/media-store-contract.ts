@@ -67,6 +67,16 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
       expect(await t.leftovers()).toEqual(['videos/vid_a']);
     });
 
+    it('moves an object to another key, whole, and leaves nothing under the first; an absent one is not found', async () => {
+      const bytes = randomBytes(opts.largeBytes);
+      await t.store.write('staging/up_a', chunked(bytes, 64 * 1024), { maxBytes: opts.largeBytes });
+      await t.store.move('staging/up_a', 'videos/vid_moved');
+      expect(sha256(await readAll(t.store, 'videos/vid_moved'))).toBe(sha256(bytes));
+      expect(await t.store.size('staging/up_a')).toBeUndefined();
+      expect(await t.leftovers()).toEqual(['videos/vid_moved']);
+      await expect(t.store.move('staging/up_gone', 'videos/vid_other')).rejects.toBeInstanceOf(MediaNotFoundError);
+    });
+
     it('keeps the whole file as head when it is shorter than the head', async () => {
       const stored = await t.store.write('videos/vid_b', chunked(Buffer.from('tiny'), 2), { maxBytes: 100 });
       expect(stored.head).toEqual(Buffer.from('tiny'));

@@ -20,7 +20,7 @@ import { BUSINESS } from './paths';
 const MESSAGE = `${BUSINESS}/message`;
 
 /** POST …/message/media/upload (multipart) and GET …/message/media/content (the bytes). */
-export async function registerMessageMediaRoute(app: FastifyInstance, opts: { transport: Transport }): Promise<void> {
+export async function registerMessageMediaRoute(app: FastifyInstance, opts: { transport: Transport; drainBytes: number }): Promise<void> {
   registerMediaContentRoute(app, opts.transport);
   await registerSmallUpload(app, {
     transport: opts.transport,
@@ -32,6 +32,7 @@ export async function registerMessageMediaRoute(app: FastifyInstance, opts: { tr
       response: { 200: okEnvelope(MediaUploadJson) },
     },
     accountField: 'account',
+    drainBytes: opts.drainBytes,
     maxBytes: MESSAGE_MEDIA_MAX_BYTES,
     check: (req, account) =>
       opts.transport.unary(MessageService.method.checkMediaUpload, undefined, undefined, forwardedHeaders(req), { account }),

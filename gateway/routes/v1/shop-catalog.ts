@@ -73,7 +73,7 @@ export const shopCatalogRoutes: RpcRoute[] = [
 ];
 
 /** POST /v1/photos (multipart). */
-export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { transport: Transport }): Promise<void> {
+export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { transport: Transport; drainBytes: number }): Promise<void> {
   await registerSmallUpload(app, {
     transport: opts.transport,
     url: '/photos',
@@ -84,6 +84,7 @@ export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { tra
       response: { 200: okEnvelope(PhotoJson) },
     },
     accountField: 'accountId',
+    drainBytes: opts.drainBytes,
     maxBytes: PHOTO_MAX_BYTES,
     check: (req, accountId) =>
       opts.transport.unary(ShopCatalogService.method.checkPhotoUpload, undefined, undefined, forwardedHeaders(req), { accountId }),
