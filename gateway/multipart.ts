@@ -51,7 +51,11 @@ export interface UploadForm {
  * The text fields named in `allowed`, in any order around the part named `file`, whose stream the
  * caller reads. `what` names the file in messages ("the video", "the image").
  */
-export async function readForm(req: FastifyRequest, transport: Transport, opts: { allowed: readonly string[]; what: string }): Promise<UploadForm> {
+export async function readForm(
+  req: FastifyRequest,
+  transport: Transport,
+  opts: { allowed: readonly string[]; what: string },
+): Promise<UploadForm> {
   const names = opts.allowed.join(' or ');
   const fields: Record<string, string> = {};
   const parts = req.parts()[Symbol.asyncIterator]();
@@ -89,7 +93,12 @@ export async function readForm(req: FastifyRequest, transport: Transport, opts: 
       continue;
     }
     if (part.fieldname !== 'file')
-      await refuseInput(transport, req, `${part.fieldname}: is not a known field; send ${opts.what} as the part named file`, part.fieldname);
+      await refuseInput(
+        transport,
+        req,
+        `${part.fieldname}: is not a known field; send ${opts.what} as the part named file`,
+        part.fieldname,
+      );
     const fieldsAfterFile = async (): Promise<Record<string, string>> => {
       const after: Record<string, string> = {};
       for (let step = await next(true); !step.done; step = await next(true)) {

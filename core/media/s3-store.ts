@@ -163,7 +163,14 @@ export class S3MediaStore implements MediaStore {
       for (let start = 0, PartNumber = 1; start < size; start += COPY_PART_BYTES, PartNumber++) {
         const end = Math.min(start + COPY_PART_BYTES, size) - 1;
         const part = await this.client.send(
-          new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber, CopySource: encodeURI(source), CopySourceRange: `bytes=${start}-${end}` }),
+          new UploadPartCopyCommand({
+            Bucket,
+            Key,
+            UploadId,
+            PartNumber,
+            CopySource: encodeURI(source),
+            CopySourceRange: `bytes=${start}-${end}`,
+          }),
         );
         Parts.push({ ETag: part.CopyPartResult!.ETag!, PartNumber });
       }

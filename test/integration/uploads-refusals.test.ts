@@ -221,16 +221,20 @@ describe('a refused multipart upload reaches every client as the envelope', () =
     ['undici with FormData', undici, false],
     ['the SDK', sdk, true],
     ["Chromium's fetch", chromium(() => page), false],
-  ] as const)('%s sees each refusal’s envelope', async (_name, client, isSdk) => {
-    const seen: Record<string, Seen> = {};
-    const expected: Record<string, Seen> = {};
-    for (const c of cases) {
-      if (isSdk && !c.sdk) continue;
-      const refusal = await c.make();
-      file(refusal.fileBytes);
-      seen[c.name] = await client(stack.baseUrl, refusal);
-      expected[c.name] = { code: refusal.code };
-    }
-    expect(seen).toEqual(expected);
-  }, 300_000);
+  ] as const)(
+    '%s sees each refusal’s envelope',
+    async (_name, client, isSdk) => {
+      const seen: Record<string, Seen> = {};
+      const expected: Record<string, Seen> = {};
+      for (const c of cases) {
+        if (isSdk && !c.sdk) continue;
+        const refusal = await c.make();
+        file(refusal.fileBytes);
+        seen[c.name] = await client(stack.baseUrl, refusal);
+        expected[c.name] = { code: refusal.code };
+      }
+      expect(seen).toEqual(expected);
+    },
+    300_000,
+  );
 });

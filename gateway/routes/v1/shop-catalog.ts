@@ -78,7 +78,8 @@ export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { tra
     transport: opts.transport,
     url: '/photos',
     schema: {
-      summary: 'Upload a cover photo for a shop post: multipart/form-data with accountId, then the part file; returns photoUri',
+      summary:
+        'Upload a cover photo for a shop post: multipart/form-data with accountId and the part file (in either order); returns photoUri',
       // Documents the form; its parts are read and checked one by one.
       body: { content: { 'multipart/form-data': { schema: PhotoUploadFields } } },
       response: { 200: okEnvelope(PhotoJson) },

@@ -105,7 +105,7 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
       attachValidation: true,
       schema: {
         summary:
-          'Upload a video: multipart/form-data with seatId or account then the file part, or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
+          'Upload a video: multipart/form-data with seatId or account and the file part (the field before or after it), or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
         // The multipart schema documents the form; its parts are streamed and checked one by one.
         body: { content: { 'application/json': { schema: RemoteUploadBody }, 'multipart/form-data': { schema: MultipartUploadFields } } },
         response: { 200: okEnvelope(UploadedVideoJson) },
@@ -155,7 +155,13 @@ interface UploadFacts {
 }
 
 /** BeginUpload: authenticates, meters and checks the target before any byte is stored under the record. */
-async function beginUpload(req: FastifyRequest, reply: FastifyReply, transport: Transport, fields: Record<string, string>, fileName: string) {
+async function beginUpload(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  transport: Transport,
+  fields: Record<string, string>,
+  fileName: string,
+) {
   const begun = await transport.unary(VideoService.method.beginUpload, undefined, undefined, forwardedHeaders(req), {
     seatId: fields.seatId ?? '',
     account: fields.account ?? '',
