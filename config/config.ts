@@ -504,7 +504,7 @@ export const VARIABLES = {
     example: '30000',
   }),
   MEDIA_S3_ORPHAN_AGE_MS: variable({
-    doc: 'Workers abort multipart uploads older than this (left by a process killed mid-upload); longer than any upload takes',
+    doc: 'Workers abort multipart uploads (MEDIA_STORE=s3) and remove staged uploads (either store) older than this, left by a process killed mid-upload; longer than any upload takes',
     parse: positiveInt,
     fallback: 86_400_000,
     example: '86400000',

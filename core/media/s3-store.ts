@@ -16,6 +16,7 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCopyCommand,
@@ -27,7 +28,7 @@ import { describe, isNotFound, unavailable } from './s3-errors';
 import { S3PartWriter, type S3PartTarget } from './s3-part-writer';
 import { beginS3ResumableWrite, discardS3ResumableWrite } from './s3-resumable-write';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
-import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+import { checkedKey, meter, MediaNotFoundError, STAGING_PREFIX, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
 /** The largest object one CopyObject copies (the S3 limit), and the part size of larger copies. */
 const COPY_OBJECT_MAX_BYTES = 5 * 1024 ** 3;
@@ -218,6 +219,24 @@ export class S3MediaStore implements MediaStore {
       KeyMarker = page.NextKeyMarker;
       UploadIdMarker = page.NextUploadIdMarker;
     }
+  }
+
+  async removeStagedBefore(olderThan: Date): Promise<number> {
+    const Bucket = this.settings.bucket;
+    let removed = 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket, Prefix: `${this.settings.keyPrefix}${STAGING_PREFIX}`, ContinuationToken }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key || !object.LastModified || object.LastModified >= olderThan) continue;
+        await this.client.send(new DeleteObjectCommand({ Bucket, Key: object.Key }));
+        removed++;
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return removed;
   }
 
   close(): void {

@@ -6,7 +6,6 @@
  * recognised from its first bytes, and core registers it (CompleteUpload, with the ticket). Core
  * also chooses the target when seatId and account are both left out.
  */
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart, { type MultipartFile } from '@fastify/multipart';
@@ -16,7 +15,7 @@ import { Access } from '../../../gen/vps/options/v1/options_pb';
 import { VideoService, type Video } from '../../../gen/vps/video/v1/video_pb';
 import { ApiError, CODE_HEADER } from '../../../core/errors';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../core/interceptors/idempotency.interceptor';
-import { MediaStoreUnavailableError, MediaTooLargeError, type MediaStore, type StoredMedia } from '../../../core/media/storage';
+import { MediaStoreUnavailableError, MediaTooLargeError, stagingKey, type MediaStore, type StoredMedia } from '../../../core/media/storage';
 import { videoFormat } from '../../../core/media/formats';
 import { uploadedVideoJson, videoJson } from '../../presenters/videos';
 import { FIELD_LIMIT_BYTES, readForm, refuseInput, settleBody, type UploadForm } from '../../multipart';
@@ -221,7 +220,7 @@ async function storeThenBind(req: FastifyRequest, reply: FastifyReply, opts: Upl
   const { transport, media } = opts;
   const part = form.file;
   await checkWriter(transport, req);
-  const staged = `staging/${randomBytes(16).toString('hex')}`;
+  const staged = stagingKey();
   let stored: StoredMedia;
   try {
     stored = await media.write(staged, part.file, { maxBytes: opts.maxUploadBytes });
