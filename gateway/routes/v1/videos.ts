@@ -1,10 +1,12 @@
 /**
  * The video library over HTTP. Reads and deletes are plain RPC rows. POST /v1/videos takes either
  * JSON (a sourceUrl the service fetches, in a workflow) or multipart/form-data (a direct upload):
- * core authorizes and opens the record (BeginUpload) before a byte is stored, the file part is
- * streamed to the media store with constant memory under core's size cap, its container is
- * recognised from its first bytes, and core registers it (CompleteUpload, with the ticket). Core
- * also chooses the target when seatId and account are both left out.
+ * with the target named before the file, core authorizes and opens the record (BeginUpload) before
+ * a byte is stored; with it named after the file (or not at all), core judges the caller first and
+ * the file is staged, then bound to the record once the fields are known. The file part is
+ * streamed to the media store with constant memory under a size cap, its container is recognised
+ * from its first bytes, and core registers it (CompleteUpload, with the ticket). Core also chooses
+ * the target when seatId and account are both left out.
  */
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
