@@ -16,6 +16,7 @@ const ESM_ONLY_PACKAGES = [
   'eventsource',
   'eventsource-parser',
   'cookie',
+  'svix',
 ];
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
@@ -24,7 +25,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_ONLY_PACKAGES.join('|')})/.+\\.js$`]: swc },
+  transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_ONLY_PACKAGES.join('|')})/.+\\.m?js$`]: swc },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',

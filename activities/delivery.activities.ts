@@ -21,6 +21,7 @@ import {
 } from '../core/db/repositories/delivery-queue';
 import { findDelivery } from '../core/db/repositories/events';
 import { disableEndpoint, type WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
+import { catalogued } from '../core/events/event-types';
 import type { EventRecorder } from '../core/events/recorder';
 import type { DeliveryDispatcher } from '../core/temporal/delivery-dispatcher';
 import { workflowIds } from '../workflows/workflow-ids';
@@ -79,9 +80,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     await deps.events.record({
       customerId: endpoint.customerId,
       seatId: null,
-      platform: 'service',
-      type: 'service.endpoint.disabled',
-      event: 'endpoint_disabled',
+      ...catalogued('service.endpoint.disabled'),
       occurredAt: new Date(),
       data: { endpoint_id: endpoint.id, url: endpoint.url, reason },
       sourceKey: `endpoint-disabled:${endpoint.id}:${Date.now()}`,

@@ -9,7 +9,7 @@ import type { SealedBox } from '../core/crypto/sealed-box';
 import type { EventRecorder } from '../core/events/recorder';
 import type { Logger } from '../core/logger';
 import { openCredentials, sealCredentials } from '../core/upstream/credentials';
-import { PLATFORM } from '../core/events/event-types';
+import { catalogued } from '../core/events/event-types';
 import { UpstreamError } from '../core/upstream/failures';
 import type { Upstream } from '../core/upstream';
 import { refreshAccessToken as refreshShopToken } from '../core/upstream/shop/oauth';
@@ -118,9 +118,7 @@ async function recordAuthorizationRemoved(events: EventRecorder, seat: seatsRepo
   await events.record({
     customerId: seat.customerId,
     seatId: seat.id,
-    platform: PLATFORM,
-    type: 'vplat.account.authorization_removed',
-    event: 'token_refresh_refused',
+    ...catalogued('vplat.account.authorization_removed'),
     occurredAt: new Date(),
     data: {
       account_id: seat.accountId,

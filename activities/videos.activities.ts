@@ -21,6 +21,7 @@ import {
   transitionVideo,
   videosWithoutLifetime,
 } from '../core/db/repositories/videos';
+import { recordVideoOutcome } from '../core/events/library-events';
 import { storageKeyOf, VIDEO_CONTENT_TYPES } from '../core/mappers/videos';
 import { MediaStoreUnavailableError, MediaTooLargeError } from '../core/media/storage';
 import { probeStoredVideo } from '../core/media/probe';
@@ -225,7 +226,11 @@ export function createVideoActivities(deps: ActivityDeps) {
     /** Uploads the stored file to the shop for a file id; the shop then holds the bytes, so ours go. */
     async handOffToShop(input: { videoId: string }): Promise<{ fileId?: string }> {
       const row = await findVideo(deps.db, input.videoId);
-      if (!row || row.status !== 'processing') return {};
+      if (!row || row.status !== 'processing') {
+        // A retry of a hand-off that wrote its file id and stopped before its event: it logs it now.
+        await recordVideoOutcome(deps.events, row);
+        return row?.status === 'available' && row.fileId ? { fileId: row.fileId } : {};
+      }
       if (!row.storageKey) throw rejected('the stored file is missing');
       const seat = await findSeat(deps.db, row.seatId);
       if (!seat?.accountId || !seat.credentialsSealed) throw rejected(`seat ${row.seatId} is no longer bound to an account`);
@@ -246,29 +251,36 @@ export function createVideoActivities(deps: ActivityDeps) {
       await deps.media.remove(row.storageKey);
       const updated = await transitionVideo(deps.db, row.id, ['processing'], { status: 'available', fileId, storageKey: null });
       if (!updated) await clearStorageKey(deps.db, row.id);
+      else await recordVideoOutcome(deps.events, updated);
       return { fileId };
     },
 
     /** Video track: the URL is issued now and lives urlTtlMs; undefined when the record was deleted meanwhile. */
     async makeVideoAvailable(input: { videoId: string; urlTtlMs: number }): Promise<{ expiresAtMs?: number }> {
       const now = new Date();
-      const row = await transitionVideo(deps.db, input.videoId, ['processing'], {
-        status: 'available',
-        urlIssuedAt: now,
-        expiresAt: new Date(now.getTime() + input.urlTtlMs),
-      });
-      return row?.expiresAt ? { expiresAtMs: row.expiresAt.getTime() } : {};
+      // A retry of a step that made the record available and stopped before its event finds it so.
+      const row =
+        (await transitionVideo(deps.db, input.videoId, ['processing'], {
+          status: 'available',
+          urlIssuedAt: now,
+          expiresAt: new Date(now.getTime() + input.urlTtlMs),
+        })) ?? (await findVideo(deps.db, input.videoId));
+      if (row?.status !== 'available' || !row.expiresAt) return {};
+      await recordVideoOutcome(deps.events, row);
+      return { expiresAtMs: row.expiresAt.getTime() };
     },
 
     /** The upload failed: the reason lands on the record, and no partial bytes stay behind. */
     async failVideoUpload(input: { videoId: string; reason: string }): Promise<void> {
       // The record first: when the failure is the store's own outage, the bytes cannot go until it
       // is back (this activity is retried until then), and the caller must not wait for that.
-      await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], {
-        status: 'failed',
-        failureReason: input.reason,
-        storageKey: null,
-      });
+      const failed =
+        (await transitionVideo(deps.db, input.videoId, ['uploading', 'processing'], {
+          status: 'failed',
+          failureReason: input.reason,
+          storageKey: null,
+        })) ?? (await findVideo(deps.db, input.videoId));
+      if (failed?.status === 'failed') await recordVideoOutcome(deps.events, failed);
       // What a fetch stored for its next attempt too: there is none now.
       await deps.media.discardResumable(storageKeyOf(input.videoId));
       await deps.media.remove(storageKeyOf(input.videoId));

@@ -1,7 +1,8 @@
 /**
- * One signed webhook POST: the event's body signed with the endpoint's live keys, sent with a
- * per-attempt timeout over the worker's kept-alive connections, its answer turned into an attempt
- * record (status code, duration, failure reason). The receiver's answer is an outcome, never a throw.
+ * One signed webhook POST: the event's body signed with the endpoint's live keys (the spec's header
+ * and the Standard Webhooks ones), sent with a per-attempt timeout over the worker's kept-alive
+ * connections, its answer turned into an attempt record (status code, duration, failure reason).
+ * The receiver's answer is an outcome, never a throw.
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { StoredSigningKeys } from '../core/db/repositories/delivery-queue';
@@ -9,8 +10,8 @@ import type { EventRow } from '../core/db/repositories/events';
 import type { WebhookEndpointRow } from '../core/db/repositories/webhook-endpoints';
 import type { SealedBox } from '../core/crypto/sealed-box';
 import { eventBody } from '../core/events/present';
-import { openSigningKey } from '../core/events/signing-keys';
-import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignature, SIGNATURE_HEADER } from '../core/events/push-signature';
+import { openSigningKey, pushKeyOf } from '../core/events/signing-keys';
+import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignatureHeaders, type PushKey } from '../core/events/push-signature';
 import { isIP } from 'node:net';
 import { contactableLookup, isContactable } from '../core/net/address-policy';
 import { replaceUnstorable } from '../core/unstorable-text';
@@ -69,7 +70,7 @@ export function createWebhookPush(opts: { allowInsecure: boolean; sealedBox: Sea
         headers: {
           'content-type': 'application/json',
           'user-agent': 'vps-webhooks/1',
-          [SIGNATURE_HEADER]: pushSignature(keys, Math.floor(Date.now() / 1000), body),
+          ...pushSignatureHeaders(keys, event.id, Math.floor(Date.now() / 1000), body),
           [EVENT_ID_HEADER]: event.id,
           [DELIVERY_ID_HEADER]: deliveryId,
         },
@@ -134,9 +135,9 @@ function failureReason(statusCode: number, reply: { text: string; brokenOff?: st
 }
 
 /** The keys pushes are signed with: the current one, and the previous one during its grace period. */
-function liveKeys(box: SealedBox, endpointId: string, keys: StoredSigningKeys): string[] {
+function liveKeys(box: SealedBox, endpointId: string, keys: StoredSigningKeys): PushKey[] {
   const stored = keys.previous ? [keys.current, keys.previous] : [keys.current];
-  return stored.map((key) => openSigningKey(box, endpointId, key));
+  return stored.map((key) => pushKeyOf(openSigningKey(box, endpointId, key)));
 }
 
 function isTimeout(err: unknown): boolean {

@@ -36,7 +36,8 @@ export interface ApiTarget extends Pick<ClientConfig, 'baseUrl' | 'apiKey'> {
   baseUrlFile: string;
 }
 
-function readDataFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
+/** A file the embedded service keeps in the data folder (`VPS_DATA_DIR`, else `.data`), trimmed; undefined when absent or empty. */
+export function readDataFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
   try {
     return fs.readFileSync(dataFile(env, name), 'utf8').trim() || undefined;
   } catch {
@@ -44,7 +45,7 @@ function readDataFile(env: NodeJS.ProcessEnv, name: string): string | undefined 
   }
 }
 
-const dataFile = (env: NodeJS.ProcessEnv, name: string) => path.join(path.resolve(env.VPS_DATA_DIR || '.data'), name);
+export const dataFile = (env: NodeJS.ProcessEnv, name: string) => path.join(path.resolve(env.VPS_DATA_DIR || '.data'), name);
 
 export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): ApiTarget {
   const apiKey = flags.apiKey ?? env.VPS_API_KEY ?? readDataFile(env, 'dev-api-key');

@@ -4,20 +4,28 @@
  * The SDK's stream reconnects by itself and resumes with Last-Event-ID, so a dropped connection or
  * a restarted gateway loses and repeats nothing. SIGINT and SIGTERM end it with exit 0.
  *
- * --forward-to POSTs each event to a local handler, unsigned (it is the caller's own machine).
- * Forwards go one at a time in stream order, so the handler sees the order stdout shows, but from
- * a queue of their own: a slow or dead handler never holds up stdout or the stream. Each has a
- * timeout and is not retried; a handler that missed events reads them from GET /v1/events.
+ * --forward-to POSTs each event to a local handler, unsigned (it is the caller's own machine), as
+ * the spec has it. With --sign (a new secret, printed) or --forward-secret (one kept from an earlier
+ * run) each forward is signed as a push is, so a handler that verifies signatures is tested as it
+ * runs in production. Forwards go one at a time in stream order, so the handler sees the order
+ * stdout shows, but from a queue of their own: a slow or dead handler never holds up stdout or the
+ * stream. Each has a timeout and is not retried; a handler that missed events reads them from GET
+ * /v1/events.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { once } from 'node:events';
+import { EVENT_ID_HEADER, pushSignatureHeaders, type PushKey } from '../core/events/push-signature';
+import { newEndpointSecret, pushKeyOf, storedKeyOf } from '../core/events/signing-keys';
 import { LOG_START_ID, streamEvents, type StreamedEvent, type StreamState } from '../sdk/event-stream';
 import { apiClientConfig, checkReachable, runApi, type ApiFlags } from './api-client';
 import { UsageError } from './usage-error';
 
 interface ListenFlags {
   events?: string;
+  includeTest?: boolean;
   forwardTo?: string;
+  sign?: boolean;
+  forwardSecret?: string;
   lastEventId?: string;
   reconnectInitialMs?: number;
   reconnectMaxMs?: number;
@@ -37,7 +45,10 @@ export function listenCommand(): Command {
     new Command('listen')
       .description('print events as they happen, one JSON object per line; reconnects and resumes by itself')
       .option('--events <types>', 'comma-separated patterns: "*", "vplat.*" or exact types (default: all)')
+      .option('--include-test', 'also the test events (service.endpoint.test), left out otherwise')
       .option('--forward-to <url>', 'also POST each event, unsigned, to this local handler; its status is shown on stderr')
+      .option('--sign', 'sign each forward as pushes are (X-Service-Signature and Standard Webhooks), with a new secret printed on stderr')
+      .option('--forward-secret <secret>', 'sign each forward with this secret (e.g. one --sign printed before) instead of a new one')
       .option('--last-event-id <id>', 'start after this event, replaying what came since, instead of at connection')
       // For tests and tuning: the defaults follow the service's `retry:` (3 s), doubling up to 30 s.
       .addOption(new Option('--reconnect-initial-ms <ms>', 'first wait before reconnecting').argParser(milliseconds).hideHelp())
@@ -61,6 +72,7 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
     .filter((t) => t !== '');
   if (flags.events !== undefined && !types?.length) throw new UsageError('--events: give at least one pattern');
   const forwardTo = flags.forwardTo === undefined ? undefined : handlerUrl(flags.forwardTo);
+  const secret = forwardSecret(flags);
 
   const stopping = new AbortController();
   const stop = () => stopping.abort();
@@ -68,7 +80,9 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
   process.once('SIGTERM', stop);
   // A closed stdout (`vps listen | head -1`) ends the listener like Ctrl-C, not with a crash.
   process.stdout.on('error', stop);
-  const forwarder = forwardTo ? new Forwarder(forwardTo, flags.forwardTimeoutMs, stopping.signal) : undefined;
+  const forwarder = forwardTo ? new Forwarder(forwardTo, flags.forwardTimeoutMs, stopping.signal, secret) : undefined;
+  // Before anything else on stderr, so a person sees it first and a script reads it off the first line.
+  if (secret !== undefined && flags.sign) process.stderr.write(`signing forwards with secret ${secret}\n`);
   try {
     await runApi(async () => {
       // Once connected, the stream rides out a restart by itself; an address where nothing has
@@ -78,6 +92,7 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
         baseUrl,
         apiKey,
         types,
+        includeTest: flags.includeTest,
         lastEventId: flags.lastEventId,
         signal: stopping.signal,
         backoff: { initialMs: flags.reconnectInitialMs, maxMs: flags.reconnectMaxMs },
@@ -95,6 +110,16 @@ async function listen(flags: ListenFlags, api: ApiFlags): Promise<void> {
     process.off('SIGTERM', stop);
     process.stdout.off('error', stop);
   }
+}
+
+/** The secret forwards are signed with, when asked: a new one with --sign, else --forward-secret's. */
+function forwardSecret(flags: ListenFlags): string | undefined {
+  if (flags.sign === undefined && flags.forwardSecret === undefined) return undefined;
+  const flag = flags.sign ? '--sign' : '--forward-secret';
+  if (flags.forwardTo === undefined) throw new UsageError(`${flag}: signs forwards, so it needs --forward-to`);
+  if (flags.sign && flags.forwardSecret !== undefined) throw new UsageError('give --sign (a new secret) or --forward-secret, not both');
+  if (flags.forwardSecret !== undefined && flags.forwardSecret.trim() === '') throw new UsageError('--forward-secret: give the secret');
+  return flags.forwardSecret ?? newEndpointSecret();
 }
 
 function handlerUrl(value: string): URL {
@@ -136,12 +161,26 @@ async function printLine(line: string, stopping: AbortSignal): Promise<void> {
  */
 class Forwarder {
   private chain: Promise<void> = Promise.resolve();
+  /** Both schemes' keys, derived once as an endpoint's are: what deliveries sign with. */
+  private readonly signingKey: PushKey | undefined;
 
   constructor(
     private readonly url: URL,
     private readonly timeoutMs: number,
     private readonly stopping: AbortSignal,
-  ) {}
+    secret: string | undefined,
+  ) {
+    this.signingKey = secret === undefined ? undefined : pushKeyOf(storedKeyOf(secret));
+  }
+
+  /** A delivery's headers: both schemes' signatures over this body at the time of sending, and the event id. */
+  private signed(event: StreamedEvent, body: string): Record<string, string> {
+    if (this.signingKey === undefined) return {};
+    return {
+      ...pushSignatureHeaders([this.signingKey], event.id, Math.floor(Date.now() / 1000), body),
+      [EVENT_ID_HEADER]: event.id,
+    };
+  }
 
   enqueue(event: StreamedEvent): void {
     this.chain = this.chain.then(() => this.forward(event));
@@ -159,10 +198,11 @@ class Forwarder {
     }
     const started = Date.now();
     try {
+      const body = JSON.stringify(event);
       const res = await fetch(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'vps-cli' },
-        body: JSON.stringify(event),
+        headers: { 'content-type': 'application/json', 'user-agent': 'vps-cli', ...this.signed(event, body) },
+        body,
         signal: AbortSignal.any([this.stopping, AbortSignal.timeout(this.timeoutMs)]),
       });
       // The body is not used, but reading it frees the connection for the next forward.

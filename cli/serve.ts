@@ -21,7 +21,7 @@ import { makeAdminToken, makeEncryptionKey, readOrCreateSecret } from '../core/e
 import { DEMO_EMAIL, DEV_CONSOLE_PASSWORD_FILE, seedDemoCustomer } from '../core/embedded/seed';
 import { freePort, startTemporalDevServer } from '../core/embedded/temporal-dev-server';
 import { createLogger, type Logger } from '../core/logger';
-import { BASE_URL_FILE, localBaseUrl, removeBaseUrl, writeBaseUrl } from '../core/embedded/base-url-file';
+import { BASE_URL_FILE, localBaseUrl, removeBaseUrl, SANDBOX_URL_FILE, writeBaseUrl } from '../core/embedded/base-url-file';
 import { createInProcessTransport } from '../core/in-process-transport';
 import { createCore } from '../core/router';
 import { startCoreServer } from '../core/server';
@@ -232,7 +232,7 @@ export async function serve(spec: string, config: Config, onFatal: (err: unknown
         media,
         gatewayPort,
         publicUrl,
-        platformEmulator: sandboxUrl && stateful ? stateful.upstream : undefined,
+        platformEmulator: sandboxUrl && stateful ? { upstream: stateful.upstream, url: sandboxUrl } : undefined,
       });
     }
     // Last to start, so it reports ready only once every role is up; last to stop, so that it
@@ -449,8 +449,8 @@ async function startGatewayRole(
     media: MediaStore;
     gatewayPort: number;
     publicUrl: string;
-    /** The platforms' client when they are the emulator in this process: the app subscribes to its webhooks. */
-    platformEmulator: Upstream | undefined;
+    /** The platforms' client and address when they are the emulator in this process: the app subscribes to its webhooks. */
+    platformEmulator: { upstream: Upstream; url: string } | undefined;
   },
 ): Promise<void> {
   const { env, config, closers, logger, urls } = ctx;
@@ -476,13 +476,17 @@ async function startGatewayRole(
   closers.push(() => app.close());
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.gatewayPort;
-  if (typeof address === 'object' && address) announceBaseUrl(config.dataDir, localBaseUrl(address), logger, closers);
+  if (typeof address === 'object' && address)
+    announceAddress(config.dataDir, BASE_URL_FILE, localBaseUrl(address), logger, closers, '--base-url or VPS_BASE_URL');
   urls.API = `${env.VPS_PUBLIC_URL ?? `http://localhost:${port}`}/v1`;
   // With the emulator in this process, subscribe the app to its webhooks, as an operator does
   // once at the real platform (sandbox/README.md, "Webhook subscription").
   if (opts.platformEmulator && !env.VPLAT_API_BASE) {
-    await subscribeToPlatformWebhooks(opts.platformEmulator.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
+    await subscribeToPlatformWebhooks(opts.platformEmulator.upstream.vplat, `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`);
     urls['Platform webhooks'] = `http://127.0.0.1:${port}${UPSTREAM_WEBHOOK_PATH}`;
+    // `vps trigger` on this machine makes platform events through this emulator: the one whose
+    // pushes this gateway receives.
+    announceAddress(config.dataDir, SANDBOX_URL_FILE, opts.platformEmulator.url, logger, closers, '--sandbox-url or VPS_SANDBOX_URL');
   }
 }
 
@@ -503,20 +507,27 @@ async function startOpsRole(ctx: ProcessContext): Promise<void> {
 }
 
 /**
- * Tells the `vps` client commands on this machine where the gateway listens (see base-url-file.ts),
- * and takes it back on a clean stop, before the gateway closes. A folder that cannot be written
- * costs the clients their default only: they still take --base-url or VPS_BASE_URL, so the
- * gateway runs on.
+ * Tells the `vps` client commands on this machine where the gateway (or the emulator) listens (see
+ * base-url-file.ts), and takes it back on a clean stop, before the gateway closes. A folder that
+ * cannot be written costs the clients their default only: they still take the flag or the
+ * variable, so the gateway runs on.
  */
-function announceBaseUrl(dataDir: string, url: string, logger: Logger, closers: Array<() => Promise<void>>): void {
-  const file = path.join(dataDir, BASE_URL_FILE);
+function announceAddress(
+  dataDir: string,
+  name: string,
+  url: string,
+  logger: Logger,
+  closers: Array<() => Promise<void>>,
+  otherwise: string,
+): void {
+  const file = path.join(dataDir, name);
   try {
-    writeBaseUrl(dataDir, url);
+    writeBaseUrl(dataDir, url, name);
   } catch (err) {
-    logger.warn({ err, file }, `could not write ${file}: vps client commands need --base-url ${url} or VPS_BASE_URL`);
+    logger.warn({ err, file }, `could not write ${file}: vps client commands need ${otherwise} (${url})`);
     return;
   }
-  closers.push(async () => removeBaseUrl(dataDir, url));
+  closers.push(async () => removeBaseUrl(dataDir, url, name));
 }
 
 export function banner(running: Running, dataDir: string): string {

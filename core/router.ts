@@ -154,6 +154,7 @@ export function createCore(deps: CoreDeps): Core {
       settings: deps.videos,
       allowInsecureSourceUrls: deps.allowInsecureSourceUrls,
       logger: deps.logger,
+      events: deps.events,
       resolve: deps.resolve,
     }),
     publishing: new PublishHandlers({

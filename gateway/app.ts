@@ -105,11 +105,14 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   // Every body route takes JSON; plain text would otherwise be parsed and fail later, less clearly.
   app.removeContentTypeParser('text/plain');
   // Many HTTP clients send Content-Type: application/json on every request, bodies or not: an empty
-  // body is fine on a method that carries none, and keeps Fastify's safe parser otherwise.
+  // body is fine on a method that carries none and on a route whose body is optional (enable,
+  // test, rotate-secret), and keeps Fastify's safe parser otherwise.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' && (req.method === 'GET' || req.method === 'DELETE' || req.method === 'HEAD')) return done(null, undefined);
+    const bodiless =
+      req.method === 'GET' || req.method === 'DELETE' || req.method === 'HEAD' || req.routeOptions.config?.optionalBody === true;
+    if (body === '' && bodiless) return done(null, undefined);
     // The default parser answers through `done`; its return value carries nothing.
     void parseJson(req, body as string, done);
   });

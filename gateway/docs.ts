@@ -3,13 +3,15 @@
  * interactive reference (Swagger UI at /docs). Registered before any route, since the document is
  * collected as routes are added. Only /v1 is documented: health, media URLs, the platform's
  * webhooks and the docs themselves are not part of the customer API. The push the service sends
- * to customers' endpoints is, as the document's `webhooks` entry (openapi/push.ts). `npx redocly
+ * to customers' endpoints is, as the document's `webhooks` entry (openapi/push.ts), with one more
+ * entry per event type (openapi/event-catalogue.ts). `npx redocly
  * lint` (redocly.yaml) passes on it: test/integration/openapi-document.test.ts runs it.
  */
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import pkg from '../package.json';
 import { componentSchemas } from './openapi/components';
+import { CATALOGUE_WEBHOOKS } from './openapi/event-catalogue';
 import { SECURITY_SCHEME, TAG_OBJECTS, v1Operation } from './openapi/operations';
 import { PUSH_WEBHOOKS } from './openapi/push';
 import { registerSwaggerUi } from './openapi/swagger-ui';
@@ -37,7 +39,8 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
       // would refuse the call.
       servers: [{ url: '/', description: 'The origin this document was loaded from' }],
       tags: TAG_OBJECTS,
-      webhooks: PUSH_WEBHOOKS,
+      // The push itself, then the catalogue: one entry per event type.
+      webhooks: { ...PUSH_WEBHOOKS, ...CATALOGUE_WEBHOOKS },
       components: {
         schemas: componentSchemas(),
         securitySchemes: {

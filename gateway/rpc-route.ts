@@ -63,6 +63,8 @@ export function defineRoute<I extends DescMessage, O extends DescMessage, S exte
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** Every body field is optional: an empty body reads as `{}`, whatever its Content-Type says. */
+    optionalBody?: boolean;
   }
 }
 
@@ -173,7 +175,7 @@ export function registerRpcRoutes(app: FastifyInstance, routes: RpcRoute[], tran
       method: route.method,
       url: route.url,
       schema: { summary: route.summary, ...route.schema },
-      config: { access, carriesSecret: route.carriesSecret === true },
+      config: { access, carriesSecret: route.carriesSecret === true, optionalBody: route.optionalBody === true },
       attachValidation: true,
       ...(route.optionalBody
         ? {

@@ -15,6 +15,7 @@ import { registerPublishing } from './business/publishing';
 import { registerWebhookConfig } from './business/webhook-config';
 import type { SandboxContext } from './context';
 import { registerControl } from './control';
+import { registerSampleVideo } from './sample-video';
 import { BUSINESS, failure, OfficialError, platformOf, SHOP } from './official-error';
 import { registerShop } from './shop/routes';
 import { registerShopOAuth } from './shop/oauth';
@@ -105,6 +106,7 @@ export async function buildSandboxApp(ctx: SandboxContext): Promise<FastifyInsta
   registerBusinessOAuth(app, ctx);
   registerWebhookConfig(app, ctx);
   registerPublishing(app, ctx);
+  registerSampleVideo(app);
   registerComments(app, ctx);
   registerMessages(app, ctx);
   registerInsights(app, ctx);

@@ -123,6 +123,12 @@ export function registerControl(app: FastifyInstance, ctx: SandboxContext): void
       return { openId: account.openId, outcome };
     });
 
+    control.delete('/_sandbox/accounts/:openId/next-publish', async (request) => {
+      const account = requireAccount(ctx, (request.params as { openId: string }).openId);
+      ctx.outcomes.clear(account.openId);
+      return { openId: account.openId, outcome: null };
+    });
+
     control.get('/_sandbox/faults', async () => ({ faults: ctx.faults.list() }));
     control.post('/_sandbox/faults', async (request) => {
       const b = objectBody(request.body);

@@ -13,6 +13,11 @@ export class OutcomeQueue {
     this.queued.set(openId, list);
   }
 
+  /** Forgets the outcomes queued for the account: its next publishes end as they would. */
+  clear(openId: string): void {
+    this.queued.delete(openId);
+  }
+
   /** The chosen outcome of this account's next publish, if any. */
   next(openId: string): PublishOutcome | undefined {
     return this.queued.get(openId)?.shift();

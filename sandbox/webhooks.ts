@@ -27,6 +27,14 @@ export interface PushRecord {
   delivered: boolean;
 }
 
+/**
+ * What a control route that made a change tells its caller about the push: which one, and where it
+ * went; null when nothing is subscribed to the event, so nothing was pushed.
+ */
+export function pushSummary(push: PushRecord | undefined): { id: string; callbackUrl: string } | null {
+  return push ? { id: push.id, callbackUrl: push.callbackUrl } : null;
+}
+
 /** Which subscription an official event name falls under. */
 export function eventTypeOf(event: string): WebhookEventType {
   if (event.startsWith('post.publish.')) return 'VIDEO';

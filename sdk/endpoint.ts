@@ -4,7 +4,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The JSON a schema describes. */
 export type Json<T extends TSchema> = Static<T>;

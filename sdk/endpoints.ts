@@ -101,6 +101,7 @@ import type {
   RecoveredJson,
   RotateSecretBody,
   TestEventJson,
+  UpdateWebhookEndpointBody,
   WebhookEndpointJson,
 } from '../gateway/schemas/webhook-endpoints';
 import { endpoint, type FileAnswer, type Json, type UploadFile } from './endpoint';
@@ -234,6 +235,16 @@ export const ENDPOINTS = {
       '/v1/webhook-endpoints',
     ),
     list: endpoint<{ data: Items<Json<typeof ListedWebhookEndpointJson>> }>('GET', '/v1/webhook-endpoints'),
+    get: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof ListedWebhookEndpointJson> }>(
+      'GET',
+      '/v1/webhook-endpoints/:id',
+    ),
+    /** Changes the fields given (url, eventTypes, description, enabled); the secret stays. */
+    update: endpoint<{
+      params: Json<typeof EndpointIdParams>;
+      body: Json<typeof UpdateWebhookEndpointBody>;
+      data: Json<typeof ListedWebhookEndpointJson>;
+    }>('PATCH', '/v1/webhook-endpoints/:id'),
     delete: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof DeletedEndpointJson> }>(
       'DELETE',
       '/v1/webhook-endpoints/:id',

@@ -135,6 +135,8 @@ export interface EventStreamOptions {
   apiKey: string;
   /** Subscription patterns ("*", "vplat.*", exact types); every event when absent. */
   types?: string[];
+  /** Also the test events (service.endpoint.test), which the service leaves out otherwise. */
+  includeTest?: boolean;
   /** Start after this event (replaying what came after it) instead of at the time of connection. */
   lastEventId?: string;
   /** Ends the iteration, without an error. */
@@ -225,6 +227,7 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
 async function connect(options: EventStreamOptions, lastEventId: string | undefined, signal: AbortSignal): Promise<Response | Outcome> {
   const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/v1/events/stream`);
   if (options.types?.length) url.searchParams.set('types', options.types.join(','));
+  if (options.includeTest) url.searchParams.set('includeTest', 'true');
   const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' };
   if (options.userAgent) headers['user-agent'] = options.userAgent;
   if (lastEventId) headers['last-event-id'] = lastEventId;

@@ -24,10 +24,13 @@ export {
   SIGNATURE_HEADER,
   SignatureMismatchError,
   SignatureTimestampError,
+  STANDARD_WEBHOOK_HEADERS,
+  standardWebhooksSecret,
   verifyWebhookSignature,
   WebhookSignatureError,
   type ParsedSignatureHeader,
   type VerifyWebhookOptions,
+  type WebhookHeaders,
   type WebhookEvent,
   type WebhookSignatureFailure,
 } from './webhook-signature';

@@ -6,6 +6,12 @@
  * (as text), and accept when any v1 equals it, compared in constant time. Several v1 values arrive
  * while a secret is being rotated: one per live secret, so the old and the new secret both verify.
  *
+ * Pushes also carry the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`: base64 HMAC-SHA256 over "<id>.<timestamp>.<raw body>", keyed with the
+ * secret's bytes). Given a request's headers rather than one header's value, verification takes the
+ * spec's header when it is there and the Standard Webhooks ones otherwise, so a push verifies
+ * either way, with the secret as issued, old (`whsec_` + base64url) or new (`whsec_` + base64).
+ *
  * Written apart from the service's signer (core/events/push-signature.ts) on purpose: a verifier
  * that shared the signer's code would agree with any mistake in it. Stripe's own verifier accepts
  * the same header (docs/decisions/webhook-delivery.md, "Verifying pushes"), which checks both from outside.
@@ -19,6 +25,11 @@ export type WebhookEvent = Json<typeof EventJson>;
 
 /** The push's signature header, lower case as Node's `req.headers` spells it. */
 export const SIGNATURE_HEADER = 'x-service-signature';
+/** The Standard Webhooks headers every push also carries. */
+export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+
+/** A request's headers: Node's `req.headers`, a fetch `Headers`, or a plain object of lower-case names. */
+export type WebhookHeaders = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** The spec's replay window (Limits: "Signature replay window, 300 seconds"). */
 export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -37,8 +48,8 @@ export abstract class WebhookSignatureError extends Error {
 export class MissingSignatureHeaderError extends WebhookSignatureError {
   override readonly name = 'MissingSignatureHeaderError';
   readonly reason = 'missing_header';
-  constructor() {
-    super(`no ${SIGNATURE_HEADER} header`);
+  constructor(message = `no ${SIGNATURE_HEADER} header`) {
+    super(message);
   }
 }
 
@@ -124,23 +135,33 @@ export function expectedSignature(secret: string, timestamp: number, rawBody: st
 
 /**
  * Verifies a push and returns its signed timestamp; throws a WebhookSignatureError saying why
- * not. `rawBody` is the request body exactly as received (a Buffer or its UTF-8 text), `header`
- * the X-Service-Signature value (`req.headers['x-service-signature']` as is), `secret` the
- * endpoint's secret as the creation or rotation answer returned it.
+ * not. `rawBody` is the request body exactly as received (a Buffer or its UTF-8 text), `secret`
+ * the endpoint's secret as the creation or rotation answer returned it. `header` is either the
+ * X-Service-Signature value (`req.headers['x-service-signature']` as is) or the request's headers
+ * (`req.headers`, a fetch `Headers`): then X-Service-Signature is checked when present, and the
+ * Standard Webhooks headers otherwise.
  */
 export function verifyWebhookSignature(
   rawBody: string | Uint8Array,
-  header: string | readonly string[] | null | undefined,
+  header: string | readonly string[] | WebhookHeaders | null | undefined,
   secret: string,
   options: VerifyWebhookOptions = {},
 ): { timestamp: number } {
   if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhookSignature needs the endpoint secret');
   const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
   if (!(toleranceSeconds >= 0)) throw new RangeError(`toleranceSeconds must be 0 or more, got ${toleranceSeconds}`);
-  const { timestamp, signatures } = parseSignatureHeader(header);
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  // Both directions: the spec bounds the absolute difference, so a future t is a replay kept for later.
-  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) throw new SignatureTimestampError(timestamp, nowSeconds, toleranceSeconds);
+  if (isHeaders(header)) {
+    const service = headerOf(header, SIGNATURE_HEADER);
+    if (service === undefined && headerOf(header, STANDARD_WEBHOOK_HEADERS.signature) !== undefined) {
+      return verifyStandard(rawBody, header, secret, nowSeconds, toleranceSeconds);
+    }
+    if (service === undefined)
+      throw new MissingSignatureHeaderError(`neither ${SIGNATURE_HEADER} nor ${STANDARD_WEBHOOK_HEADERS.signature} is among the headers`);
+    header = service;
+  }
+  const { timestamp, signatures } = parseSignatureHeader(header);
+  checkTimestamp(timestamp, nowSeconds, toleranceSeconds);
   const expected = Buffer.from(expectedSignature(secret, timestamp, rawBody), 'utf8');
   // Every value is compared in full; parsing guaranteed each has the expected length.
   const matches = signatures.filter((s) => timingSafeEqual(Buffer.from(s, 'utf8'), expected)).length;
@@ -148,10 +169,86 @@ export function verifyWebhookSignature(
   return { timestamp };
 }
 
+function checkTimestamp(timestamp: number, nowSeconds: number, toleranceSeconds: number): void {
+  // Both directions: the spec bounds the absolute difference, so a future t is a replay kept for later.
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) throw new SignatureTimestampError(timestamp, nowSeconds, toleranceSeconds);
+}
+
+function isHeaders(value: unknown): value is WebhookHeaders {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function headerOf(headers: WebhookHeaders, name: string): string | readonly string[] | undefined {
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  return (headers as Readonly<Record<string, string | readonly string[] | undefined>>)[name];
+}
+
+const SECRET_PREFIX = 'whsec_';
+const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The secret to give a Standard Webhooks verifier (the `standardwebhooks` or `svix` packages) for
+ * an endpoint secret: a secret of today's form (`whsec_` + base64) as it is; for an older one
+ * (`whsec_` + base64url, which those packages cannot decode), `whsec_` + base64 of its SHA-256, the
+ * key the service signs its Standard Webhooks headers with for it.
+ */
+export function standardWebhooksSecret(secret: string): string {
+  return `${SECRET_PREFIX}${standardKeyOf(secret).toString('base64')}`;
+}
+
+/** The Standard Webhooks HMAC key of an endpoint secret. */
+function standardKeyOf(secret: string): Buffer {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : '';
+  if (PADDED_BASE64.test(encoded)) return Buffer.from(encoded, 'base64');
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** Standard Webhooks signatures: `v1,<base64>` entries separated by spaces; other versions are skipped. */
+function parseStandardSignatures(value: string | readonly string[] | undefined): string[] {
+  if (value === undefined || value === '') throw new MissingSignatureHeaderError(`no ${STANDARD_WEBHOOK_HEADERS.signature} header`);
+  if (typeof value !== 'string')
+    throw new MalformedSignatureHeaderError(`${STANDARD_WEBHOOK_HEADERS.signature} was sent ${value.length} times; expected once`);
+  const signatures: string[] = [];
+  for (const entry of value.split(' ').filter(Boolean)) {
+    const comma = entry.indexOf(',');
+    if (comma <= 0) throw new MalformedSignatureHeaderError(`"${entry}" is not <version>,<signature>`);
+    if (entry.slice(0, comma) === 'v1') signatures.push(entry.slice(comma + 1));
+  }
+  if (signatures.length === 0) throw new MalformedSignatureHeaderError('no v1, signature');
+  return signatures;
+}
+
+function verifyStandard(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  nowSeconds: number,
+  toleranceSeconds: number,
+): { timestamp: number } {
+  const id = headerOf(headers, STANDARD_WEBHOOK_HEADERS.id);
+  const stamp = headerOf(headers, STANDARD_WEBHOOK_HEADERS.timestamp);
+  if (typeof id !== 'string' || id === '' || typeof stamp !== 'string')
+    throw new MalformedSignatureHeaderError(
+      `${STANDARD_WEBHOOK_HEADERS.signature} needs ${STANDARD_WEBHOOK_HEADERS.id} and ${STANDARD_WEBHOOK_HEADERS.timestamp}, once each`,
+    );
+  if (!/^\d{1,12}$/.test(stamp))
+    throw new MalformedSignatureHeaderError(`${STANDARD_WEBHOOK_HEADERS.timestamp} must be unix seconds, got "${stamp}"`);
+  const timestamp = Number(stamp);
+  const signatures = parseStandardSignatures(headerOf(headers, STANDARD_WEBHOOK_HEADERS.signature));
+  checkTimestamp(timestamp, nowSeconds, toleranceSeconds);
+  const expected = createHmac('sha256', standardKeyOf(secret)).update(`${id}.${timestamp}.`, 'utf8').update(rawBody).digest();
+  const matches = signatures.filter((s) => {
+    const given = Buffer.from(s, 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }).length;
+  if (matches === 0) throw new SignatureMismatchError(signatures.length);
+  return { timestamp };
+}
+
 /** Verifies a push as verifyWebhookSignature does, then returns its body as the event it is. */
 export function constructWebhookEvent(
   rawBody: string | Uint8Array,
-  header: string | readonly string[] | null | undefined,
+  header: string | readonly string[] | WebhookHeaders | null | undefined,
   secret: string,
   options?: VerifyWebhookOptions,
 ): WebhookEvent {

@@ -25,7 +25,8 @@ export function eventsCommand(): Command {
     .option('--types <patterns>', 'comma-separated patterns: "*", "vplat.*" or exact types')
     .option('--seat-id <id>', "only this seat's events")
     .option('--since <iso>', 'occurred at or after this time')
-    .option('--until <iso>', 'occurred before this time');
+    .option('--until <iso>', 'occurred before this time')
+    .option('--include-test', 'also the test events (service.endpoint.test), left out otherwise');
   const redeliver = apiCommand('redeliver', 'push an event again')
     .argument('<id>', 'the event id')
     .option('--endpoint-id <id>', 'only to this endpoint (default: every endpoint the event matches)');

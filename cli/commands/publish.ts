@@ -16,7 +16,8 @@ type Flags = Record<string, unknown>;
 interface PublishAnswer extends Observed {
   id: string;
   seatId: string;
-  shareId: string | null;
+  /** The service's handle, which the track's status query takes from the answer on. */
+  handle: string;
   track: 'video' | 'shop';
 }
 
@@ -76,8 +77,8 @@ function postCommand(name: string, description: string, flags: { account: string
 }
 
 /**
- * Publishes, then prints the answer, or follows it. A publish answered before the platform gave its
- * handle is followed through the stored record until the handle appears.
+ * Publishes, then prints the answer, or follows it with the service's handle, which the status
+ * query takes at once whether or not the platform has given its id yet.
  */
 function publishAction(cmd: Command, publish: (client: VpsClient, flags: Flags) => Promise<PublishAnswer>): Command {
   return onApi(cmd, async (ctx) => {
@@ -89,17 +90,7 @@ function publishAction(cmd: Command, publish: (client: VpsClient, flags: Flags) 
 }
 
 function followRecord(client: VpsClient, answer: PublishAnswer): () => Promise<Observed> {
-  let handle = answer.shareId;
-  return async () => {
-    if (handle === null) {
-      // Records are listed newest first: a publish just made is on the seat's first page.
-      const page = await client.publish.records({ query: { seatId: answer.seatId, limit: 100 } });
-      const stored = page.items.find((r) => r.id === answer.id) ?? answer;
-      if (stored.shareId === null) return stored;
-      handle = stored.shareId;
-    }
-    return statusCheck(client, { handle, shop: answer.track === 'shop' })();
-  };
+  return statusCheck(client, { handle: answer.handle, shop: answer.track === 'shop' });
 }
 
 function videoCommand(): Command {

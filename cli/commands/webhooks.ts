@@ -1,10 +1,11 @@
 /**
- * `vps webhooks create|list|test|rotate-secret|delete`: the endpoints events are pushed to. `list` shows each
+ * `vps webhooks create|list|get|update|test|rotate-secret|delete`: the endpoints events are pushed
+ * to. `update` changes only the flags given, never the secret. `list` and `get` show each
  * endpoint's delivery queue as the console does (backlog, in flight, oldest and next due); its JSON
  * carries the whole `queue` object.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { DeliveryJson } from '../../gateway/schemas/events';
 import type { ListedWebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
 import type { VpsClient } from '../../sdk/client';
@@ -30,6 +31,7 @@ const ENDPOINT_VIEW: View<ListedWebhookEndpointJson> = [
   { header: 'id', value: (e) => e.id },
   { header: 'url', value: (e) => e.url, maxWidth: 50 },
   { header: 'event types', value: (e) => e.eventTypes.join(',') },
+  { header: 'description', value: (e) => e.description, maxWidth: 30 },
   { header: 'created', value: (e) => e.createdAt },
   { header: 'disabled', value: (e) => e.disabledReason ?? e.disabledAt },
   { header: 'backlog', value: (e) => e.queue.backlog },
@@ -41,8 +43,17 @@ const ENDPOINT_VIEW: View<ListedWebhookEndpointJson> = [
 export function webhooksCommand(): Command {
   const create = apiCommand('create', 'add an endpoint; its signing secret is printed here, once')
     .requiredOption('--url <url>', 'public https URL that receives the pushes')
-    .option('--event-type <pattern>', '"*", "vplat.*" or an exact type (repeatable; default "*")', collect);
+    .option('--event-type <pattern>', '"*", "vplat.*" or an exact type (repeatable; default "*")', collect)
+    .option('--description <text>', 'a note on the endpoint (one line, at most 500 characters)');
   const list = apiCommand('list', 'your endpoints');
+  const get = apiCommand('get', 'one endpoint, with its delivery queue').argument('<id>', 'the endpoint id');
+  const update = apiCommand('update', "change an endpoint's URL, event types, description or state; the secret stays")
+    .argument('<id>', 'the endpoint id')
+    .option('--url <url>', 'a new public https URL, checked as at creation')
+    .option('--event-type <pattern>', 'the new patterns, replacing the old ones (repeatable)', collect)
+    .option('--description <text>', 'a new note ("" clears it)')
+    .addOption(new Option('--enable', 'let a disabled endpoint receive pushes again').conflicts('disable'))
+    .addOption(new Option('--disable', 'stop pushes to the endpoint; its pending deliveries are cancelled'));
   const del = apiCommand('delete', 'remove an endpoint').argument('<id>', 'the endpoint id');
   const test = apiCommand('test', 'push a service.endpoint.test event to this endpoint only, and print its delivery')
     .argument('<id>', 'the endpoint id')
@@ -61,11 +72,27 @@ export function webhooksCommand(): Command {
     .description('webhook endpoints')
     .addCommand(
       onApi(create, async ({ client, out }) => {
-        const { url, eventType } = create.opts<{ url: string; eventType?: string[] }>();
-        out.print(await client.webhooks.create({ body: { url, eventTypes: eventType ?? ['*'] } }));
+        const { url, eventType, description } = create.opts<{ url: string; eventType?: string[]; description?: string }>();
+        out.print(await client.webhooks.create({ body: { url, eventTypes: eventType ?? ['*'], description } }));
       }),
     )
     .addCommand(onApi(list, async ({ client, out }) => out.print(await client.webhooks.list(), ENDPOINT_VIEW)))
+    .addCommand(
+      onApi(get, async ({ client, out }) => out.print(await client.webhooks.get({ params: { id: get.args[0]! } }), ENDPOINT_VIEW)),
+    )
+    .addCommand(
+      onApi(update, async ({ client, out }) => {
+        const o = update.opts<{ url?: string; eventType?: string[]; description?: string; enable?: boolean; disable?: boolean }>();
+        // No flag at all sends {}, which changes nothing and prints the endpoint as it is.
+        const body = {
+          url: o.url,
+          eventTypes: o.eventType,
+          description: o.description,
+          enabled: o.enable ? true : o.disable ? false : undefined,
+        };
+        out.print(await client.webhooks.update({ params: { id: update.args[0]! }, body }), ENDPOINT_VIEW);
+      }),
+    )
     .addCommand(
       onApi(test, async ({ client, out }) => {
         const { wait } = test.opts<{ wait: number }>();

@@ -14,7 +14,7 @@ export class ApiError extends Error {
 
 export const UNAUTHENTICATED = 1001;
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 // In memory only: a token in storage would outlive the session and be readable by any script.
 let csrfToken: string | null = null;

@@ -25,3 +25,8 @@ export function isoToLocalInput(iso: string | null): string {
   const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
   return local.toISOString().slice(0, 16);
 }
+
+/** Subscription patterns as typed in a field: separated by commas or spaces, duplicates dropped. */
+export function parsePatterns(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+}

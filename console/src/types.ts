@@ -9,6 +9,9 @@ import type { DeliveryJson, DeliveryPageJson, EventJson, EventPageJson } from '.
 import type { SeatJson } from '../../gateway/schemas/seats';
 import type { ListedWebhookEndpointJson, WebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
 
+/** The types a webhook subscription may name: the event catalogue's (core/events/event-types.ts). */
+export type { EventType } from '../../core/events/event-types';
+
 export type Seat = SeatJson;
 /** An endpoint as the list shows it, with its delivery queue's figures. */
 export type WebhookEndpoint = ListedWebhookEndpointJson;
@@ -38,7 +41,10 @@ export interface PublishRecord {
   /** Followed to its end without a final status from the platform: status is the last known. */
   unconfirmed: boolean;
   reason: string | null;
-  shareId: string | null;
+  /** The platform's id once known; until then the service's handle, which status queries take too. */
+  shareId: string;
+  /** The service's own handle of the publish (vpsh_…), the same for the record's whole life. */
+  handle: string;
   postId: string | null;
   track: 'video' | 'shop';
   kind: 'video' | 'photo';

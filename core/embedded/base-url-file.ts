@@ -11,6 +11,13 @@ import path from 'node:path';
 export const BASE_URL_FILE = 'base-url';
 
 /**
+ * Beside it, while the service's platform is the emulator in the same process: the emulator's
+ * address, where `vps trigger` has it make platform events. The same rules: written whole, true
+ * only while the process runs.
+ */
+export const SANDBOX_URL_FILE = 'sandbox-url';
+
+/**
  * The URL a client on this machine uses to reach a server listening at `address`: a wildcard
  * address (0.0.0.0, ::) accepts loopback connections, so it is named by 127.0.0.1.
  */
@@ -20,9 +27,9 @@ export function localBaseUrl(address: AddressInfo): string {
 }
 
 /** Writes the file whole (through a rename), so a client never reads half an address. */
-export function writeBaseUrl(dataDir: string, url: string): void {
+export function writeBaseUrl(dataDir: string, url: string, name = BASE_URL_FILE): void {
   fs.mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, BASE_URL_FILE);
+  const file = path.join(dataDir, name);
   const partial = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(partial, `${url}\n`);
   fs.renameSync(partial, file);
@@ -32,8 +39,8 @@ export function writeBaseUrl(dataDir: string, url: string): void {
  * Removes the file if it still holds `url`: another gateway sharing the data folder may have
  * written its own address since, and that one is still true.
  */
-export function removeBaseUrl(dataDir: string, url: string): void {
-  const file = path.join(dataDir, BASE_URL_FILE);
+export function removeBaseUrl(dataDir: string, url: string, name = BASE_URL_FILE): void {
+  const file = path.join(dataDir, name);
   let current: string;
   try {
     current = fs.readFileSync(file, 'utf8').trim();

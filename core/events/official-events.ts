@@ -1,14 +1,14 @@
 /**
- * From an official webhook push to the service's event: one table per official event family, the
- * normalized type, when it happened, the content with its official field names, and the key that
- * makes a push unique. Pushes the service does not log (publish notices, which the publish
+ * From an official webhook push to the service's event: the normalized type (comment.update by its
+ * action, every other official name by the event catalogue), when it happened, the content with
+ * its official field names, and the key that makes a push unique. Pushes the service does not log (publish notices, which the publish
  * workflows track themselves, and events outside the table) are ignored.
  */
 import { createHash } from 'node:crypto';
 import { invalidField } from '../errors';
 import { replaceUnstorable } from '../unstorable-text';
 import type { OfficialWebhook } from '../upstream/vplat/webhooks';
-import type { EventType } from './event-types';
+import { typeOfOfficial, type EventType } from './event-types';
 
 /** comment.update, by its comment_action. */
 const COMMENT_ACTIONS: Readonly<Record<string, EventType>> = {
@@ -17,12 +17,6 @@ const COMMENT_ACTIONS: Readonly<Record<string, EventType>> = {
   set_to_hidden: 'vplat.comment.visibility_changed',
   set_to_public: 'vplat.comment.visibility_changed',
   set_to_friends_only: 'vplat.comment.visibility_changed',
-};
-
-/** Direct-message events, by official name. */
-const MESSAGE_EVENTS: Readonly<Record<string, EventType>> = {
-  im_receive_msg: 'vplat.message.received',
-  im_send_msg: 'vplat.message.sent',
 };
 
 export interface NormalizedEvent {
@@ -39,9 +33,10 @@ function lookUp(table: Readonly<Record<string, EventType>>, name: unknown): Even
   return typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
+/** comment.update by its action; any other official name by the catalogue, which names one type for it. */
 function typeOf(event: string, content: Record<string, unknown>): EventType | undefined {
   if (event === 'comment.update') return lookUp(COMMENT_ACTIONS, content.comment_action);
-  return lookUp(MESSAGE_EVENTS, event);
+  return typeOfOfficial(event);
 }
 
 /** Deeper than any official content (which is flat); a push nested further is refused, not stored. */

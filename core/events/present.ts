@@ -1,12 +1,14 @@
 /**
  * The event object as customers see it (snake_case, the spec's "Event object"): the push body, an
  * SSE `data:` line and an item of GET /v1/events all carry exactly this shape. One definition here;
- * the proto message and the JSON body are both built from a stored row.
+ * the proto message and the JSON body are both built from a stored row. A row an earlier release
+ * stored under a former `event` name is shown with today's (the catalogue keeps both).
  */
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EventSchema, type Event } from '../../gen/vps/event/v1/event_pb';
 import type { EventRow } from '../db/repositories/events';
+import { presentedEventName } from './event-types';
 
 export type EventBody = {
   id: string;
@@ -24,7 +26,7 @@ export function eventBody(row: EventRow): EventBody {
     id: row.id,
     platform: row.platform,
     type: row.type,
-    event: row.event,
+    event: presentedEventName(row.type, row.event),
     occurred_at: row.occurredAt.toISOString(),
     received_at: row.receivedAt.toISOString(),
     seat_id: row.seatId,
@@ -37,7 +39,7 @@ export function toEventMessage(row: EventRow): Event {
     id: row.id,
     platform: row.platform,
     type: row.type,
-    event: row.event,
+    event: presentedEventName(row.type, row.event),
     occurredAt: timestampFromDate(row.occurredAt),
     receivedAt: timestampFromDate(row.receivedAt),
     seatId: row.seatId ?? '',

@@ -10,7 +10,7 @@ import type { Db } from '../db/client';
 import { findEvent, lastEvent, listEvents } from '../db/repositories/events';
 import { ApiError } from '../errors';
 import type { EventHub } from './event-hub';
-import { checkPatterns } from './event-types';
+import { checkPatterns, hiddenTypes } from './event-types';
 import { toEventMessage } from './present';
 import type { StreamCredential, StreamLeases } from './stream-leases';
 
@@ -64,6 +64,7 @@ export async function* watchEvents(
   const { customerId } = principal;
   checkPatterns(req.types, 'types');
   const types = [...new Set(req.types)];
+  const hidden = hiddenTypes(types, req.includeTest);
   let cursor: number | undefined;
   let resumeId = req.afterEventId;
   if (req.afterEventId === LOG_START_ID) {
@@ -84,7 +85,12 @@ export async function* watchEvents(
 
   const lease = await deps.leases?.acquire(customerId, credential);
   try {
-    yield* follow(deps, customerId, { types, cursor, resumeId }, lease ? AbortSignal.any([requestSignal, lease.lost]) : requestSignal);
+    yield* follow(
+      deps,
+      customerId,
+      { types, hidden, cursor, resumeId },
+      lease ? AbortSignal.any([requestSignal, lease.lost]) : requestSignal,
+    );
   } finally {
     await lease?.release();
   }
@@ -94,10 +100,10 @@ export async function* watchEvents(
 async function* follow(
   deps: WatchEventsDeps,
   customerId: string,
-  start: { types: string[]; cursor: number | undefined; resumeId: string },
+  start: { types: string[]; hidden: string[]; cursor: number | undefined; resumeId: string },
   signal: AbortSignal,
 ): AsyncGenerator<WatchEventsMessage> {
-  const { types } = start;
+  const { types, hidden } = start;
   let { cursor, resumeId } = start;
   let stale = true;
   let wake: (() => void) | undefined;
@@ -127,7 +133,7 @@ async function* follow(
     while (!signal.aborted) {
       if (stale) {
         stale = false;
-        const rows = await listEvents(deps.db, { customerId, afterPosition: cursor, types, limit: PAGE_SIZE });
+        const rows = await listEvents(deps.db, { customerId, afterPosition: cursor, types, hiddenTypes: hidden, limit: PAGE_SIZE });
         for (const row of rows) {
           if (signal.aborted) return;
           cursor = row.position;

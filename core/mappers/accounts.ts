@@ -89,6 +89,7 @@ export function toWebhookEndpoint(row: WebhookEndpointRow, figures?: QueueFigure
     createdAt: ts(row.createdAt),
     disabledAt: ts(row.disabledAt),
     disabledReason: row.disabledReason ?? '',
+    description: row.description ?? '',
     previousSecretExpiresAt: ts(previousLive),
     queue: figures
       ? create(DeliveryQueueSchema, {

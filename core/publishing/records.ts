@@ -8,12 +8,13 @@ import type { Db } from '../db/client';
 import * as records from '../db/repositories/publish-records';
 import type { PublishRecordRow, PublishChange } from '../db/repositories/publish-records';
 import { findSeat } from '../db/repositories/seats';
-import { PLATFORM } from '../events/event-types';
+import { catalogued } from '../events/event-types';
 import type { EventRecorder } from '../events/recorder';
 import type { Upstream } from '../upstream';
 import { openCredentials } from '../upstream/credentials';
 import { getPublishStatus } from '../upstream/vplat/publishing';
 import { getVideoStatus, type VideoStatusData } from '../upstream/shop/content';
+import { pollingHandleOf, publishHandleOf } from './handles';
 import { categoryOfOfficialReason, failReason, isTerminal, normalizeOfficialStatus } from './status';
 
 export interface PublishRecordDeps {
@@ -71,7 +72,9 @@ function recordData(r: PublishRecordRow) {
     kind: r.kind,
     account_id: r.accountId,
     video_id: r.videoId,
-    share_id: r.shareId,
+    // As the API's shareId: the platform's id once known, the service's handle until then.
+    share_id: pollingHandleOf(r),
+    handle: publishHandleOf(r.id),
     status: r.status,
     official_status: r.officialStatus,
     post_id: r.postId,
@@ -87,9 +90,7 @@ async function recordStatusEvent(events: EventRecorder, before: PublishRecordRow
   await events.record({
     customerId: after.customerId,
     seatId: after.seatId,
-    platform: PLATFORM,
-    type: 'vplat.publish.status_changed',
-    event: 'publish.status_changed',
+    ...catalogued('vplat.publish.status_changed'),
     occurredAt: new Date(),
     data: { ...recordData(after), previous_status: before.status },
     sourceKey: `publish-status:${after.id}:${after.status}:${after.postId ?? ''}`,
@@ -101,9 +102,7 @@ async function recordUnconfirmedEvent(events: EventRecorder, record: PublishReco
   await events.record({
     customerId: record.customerId,
     seatId: record.seatId,
-    platform: PLATFORM,
-    type: 'vplat.publish.unconfirmed',
-    event: 'publish.unconfirmed',
+    ...catalogued('vplat.publish.unconfirmed'),
     occurredAt: new Date(),
     data: recordData(record),
     sourceKey: `publish-unconfirmed:${record.id}`,

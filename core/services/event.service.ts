@@ -19,7 +19,7 @@ import { findEvent, listDeliveries, listEvents, type DeliveryAttemptRow, type De
 import { findEndpoint } from '../db/repositories/webhook-endpoints';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../db/schema';
 import { ApiError, invalidField } from '../errors';
-import { checkPatterns } from '../events/event-types';
+import { checkPatterns, hiddenTypes } from '../events/event-types';
 import { toEventMessage } from '../events/present';
 import type { EventRecorder } from '../events/recorder';
 import type { StreamCredential } from '../events/stream-leases';
@@ -94,6 +94,7 @@ export class EventHandlers implements ServiceImpl<typeof EventService> {
       customerId,
       afterPosition,
       types: req.types,
+      hiddenTypes: hiddenTypes(req.types, req.includeTest),
       seatId: req.seatId || undefined,
       since,
       until,

@@ -47,7 +47,7 @@ import {
   sentEventData,
 } from '../engagement/message-rules';
 import { ApiError, invalidField } from '../errors';
-import { PLATFORM } from '../events/event-types';
+import { PLATFORM, catalogued } from '../events/event-types';
 import { messageSentKey } from '../events/official-events';
 import type { EventRecorder } from '../events/recorder';
 import type { Logger } from '../logger';
@@ -163,9 +163,8 @@ export class MessageHandlers implements ServiceImpl<typeof MessageService> {
       await this.deps.events.record({
         customerId,
         seatId: sent.seat.id,
-        platform: PLATFORM,
-        type: 'vplat.message.sent',
-        event: 'message.send',
+        // The platform's im_send_msg push of the same message is logged under the same key and name.
+        ...catalogued('vplat.message.sent'),
         occurredAt,
         data: sentEventData(sent.seat, sent.body, sent.messageId, occurredAt.getTime()),
         sourceKey: messageSentKey(sent.messageId),

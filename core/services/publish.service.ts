@@ -34,6 +34,7 @@ import { AccountSettingsCache } from '../publishing/account-settings';
 import { anchorTextProblem } from '../publishing/anchor-text';
 import { captionProblem, MAX_PHOTO_CAPTION_UTF16, MAX_PHOTO_TITLE_UTF16 } from '../publishing/caption';
 import { PublishIntake, type IntakeSettings } from '../publishing/intake';
+import { recordIdOfHandle } from '../publishing/handles';
 import { libraryVideoOf } from '../publishing/library-video';
 import { productAnchorText } from '../publishing/product-anchor';
 import { refreshFromPlatform, SeatUnavailableError } from '../publishing/records';
@@ -219,6 +220,8 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (!publishId) throw invalidField('publishId', 'is required');
     const wrongKind = WRONG_ID_KINDS.find(([pattern]) => pattern.test(publishId));
     if (wrongKind) throw new ApiError(1005, `publishId ${publishId} ${wrongKind[1]}`, { data: { field: 'publishId' } });
+    const handled = await this.recordOfHandle(customerId, 'video', publishId, 'publishId');
+    if (handled) return { result: { case: 'record' as const, value: toPublishRecord(await this.refreshed(handled)) } };
     const record = await records.findRecordByShareId(this.deps.db, customerId, 'video', publishId);
     if (record) return { result: { case: 'record' as const, value: toPublishRecord(await this.refreshed(record)) } };
     if (!req.account) throw invalidField('account', 'is required when publishId matches none of your publish records');
@@ -314,6 +317,8 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
     if (!videoId) throw invalidField('videoId', 'is required');
     const wrongKind = WRONG_SHOP_ID_KINDS.find(([pattern]) => pattern.test(videoId));
     if (wrongKind) throw new ApiError(1005, `videoId ${videoId} ${wrongKind[1]}`, { data: { field: 'videoId' } });
+    const handled = await this.recordOfHandle(customerId, 'shop', videoId, 'videoId');
+    if (handled) return { result: { case: 'record' as const, value: toPublishRecord(await this.refreshed(handled)) } };
     const record = await records.findRecordByShareId(this.deps.db, customerId, 'shop', videoId);
     if (record) return { result: { case: 'record' as const, value: toPublishRecord(await this.refreshed(record)) } };
     if (!req.accountId) throw invalidField('accountId', 'is required when videoId matches none of your publish records');
@@ -331,6 +336,29 @@ export class PublishHandlers implements ServiceImpl<typeof PublishService> {
         },
       },
     };
+  }
+
+  /**
+   * The caller's record a service handle names, on the track whose status query was asked;
+   * undefined when the value is not a handle (then it is the platform's id). A handle of no record
+   * of the caller's, or of the other track's, is 1005: no official lookup could answer it.
+   */
+  private async recordOfHandle(
+    customerId: string,
+    track: 'video' | 'shop',
+    value: string,
+    field: 'publishId' | 'videoId',
+  ): Promise<PublishRecordRow | undefined> {
+    const recordId = recordIdOfHandle(value);
+    if (!recordId) return undefined;
+    const record = await records.findPublishRecord(this.deps.db, recordId);
+    if (!record || record.customerId !== customerId)
+      throw new ApiError(1005, `${field} ${value} is no publish of yours`, { data: { field } });
+    if (record.track !== track) {
+      const other = track === 'video' ? 'GET /v1/publish/tts/status?videoId=' : 'GET /v1/vplat/v1.3/business/publish/status?publishId=';
+      throw new ApiError(1005, `${field} ${value} is the handle of a ${record.track} track publish; query ${other}`, { data: { field } });
+    }
+    return record;
   }
 
   /**

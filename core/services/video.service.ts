@@ -33,6 +33,8 @@ import {
 } from '../db/repositories/videos';
 import { VIDEO_STATUSES, type VideoStatus } from '../db/schema';
 import { ApiError, invalidField, isErrorCode } from '../errors';
+import { recordVideoOutcome } from '../events/library-events';
+import type { EventRecorder } from '../events/recorder';
 import type { Logger } from '../logger';
 import { newId } from '../ids';
 import { servingStatusOf, storageKeyOf, toVideo, VIDEO_CONTENT_TYPES } from '../mappers/videos';
@@ -88,6 +90,8 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
       settings: VideoSettings;
       allowInsecureSourceUrls: boolean;
       logger: Logger;
+      /** Where a record's outcome is logged (vplat.video.available / failed), as the upload workflow's steps log theirs. */
+      events: EventRecorder;
       resolve?: Resolver;
     },
   ) {}
@@ -197,7 +201,8 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     const reason = refusal ?? (stored === Number(req.sizeBytes) ? undefined : 'file: the stored file does not match the upload');
     if (reason) {
       // The record fails first, so a store that is down now cannot leave it `uploading`.
-      await transitionVideo(this.deps.db, id, ['uploading'], { status: 'failed', failureReason: reason, ...fileFacts(req) });
+      const failed = await transitionVideo(this.deps.db, id, ['uploading'], { status: 'failed', failureReason: reason, ...fileFacts(req) });
+      await recordVideoOutcome(this.deps.events, failed);
       await this.deps.media.remove(key).catch((err: unknown) => {
         // The caller's answer is the refusal either way; a store that is down now keeps an object
         // no record points at (a failed write leaves none: only a file refused after it was stored).
@@ -217,6 +222,7 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
         expiresAt: new Date(now.getTime() + this.deps.settings.urlTtlMs),
       });
       if (!available) return { video: this.message((await findVideo(this.deps.db, id))!) };
+      await recordVideoOutcome(this.deps.events, available);
       await this.startLifetime(available);
       return { video: this.message(available) };
     }
@@ -322,11 +328,12 @@ export class VideoHandlers implements ServiceImpl<typeof VideoService> {
     try {
       return await start();
     } catch (err) {
-      await transitionVideo(this.deps.db, row.id, [row.status], {
+      const failed = await transitionVideo(this.deps.db, row.id, [row.status], {
         status: 'failed',
         failureReason: 'the upload could not be registered; upload again',
         storageKey: null,
       });
+      await recordVideoOutcome(this.deps.events, failed);
       await this.deps.media.remove(storageKeyOf(row.id));
       throw err;
     }

@@ -1,13 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type {
   CreateEndpointRequest,
   DeleteEndpointRequest,
   EnableEndpointRequest,
+  GetEndpointRequest,
   RecoverEndpointRequest,
   RotateSecretRequest,
   TestEndpointRequest,
+  UpdateEndpointRequest,
   WebhookEndpointService,
 } from '../../gen/vps/webhook/v1/webhook_pb';
 import { customerOf } from '../context';
@@ -23,13 +24,16 @@ import {
   insertEndpoint,
   listLiveEndpoints,
   rotateSigningKey,
+  updateEndpoint,
+  type EndpointChanges,
 } from '../db/repositories/webhook-endpoints';
 import type { SealedBox } from '../crypto/sealed-box';
 import type { EventRecorder } from '../events/recorder';
-import { sealSigningKey, signingKeyOf } from '../events/signing-keys';
+import { checkedDescription } from '../events/endpoint-description';
+import { newEndpointSecret, sealSigningKey, storedKeyOf } from '../events/signing-keys';
 import { newId } from '../ids';
 import { ApiError, invalidField } from '../errors';
-import { isSubscriptionPattern, patternMatches, SERVICE_NAMESPACE, TEST_EVENT_TYPE } from '../events/event-types';
+import { isSubscriptionPattern, patternMatches, catalogued, TEST_EVENT_TYPE } from '../events/event-types';
 import { toEventMessage } from '../events/present';
 import { toWebhookEndpoint } from '../mappers/accounts';
 import { MAX_URL_LENGTH, refuseUnsafeUrl, type Resolver } from '../net/address-policy';
@@ -39,8 +43,13 @@ export const MAX_ENDPOINTS_PER_CUSTOMER = 20;
 /** Events one recover call redelivers; a caller continues from the last one's time. */
 export const MAX_RECOVER_EVENTS = 1000;
 
-function newSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+/** The patterns as stored, duplicates dropped; the same rules at creation and on update. */
+function checkedEventTypes(eventTypes: readonly string[]): string[] {
+  if (eventTypes.length === 0) throw invalidField('eventTypes', 'must list at least one event type or pattern');
+  const bad = eventTypes.find((p) => !isSubscriptionPattern(p));
+  if (bad !== undefined)
+    throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
+  return [...new Set(eventTypes)];
 }
 
 export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpointService> {
@@ -57,17 +66,21 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     },
   ) {}
 
+  /** The URL as stored, parsed (the form deliveries will request, without stray whitespace); refused as creation refuses it. */
+  private async checkedUrl(url: string): Promise<string> {
+    if (!url) throw invalidField('url', 'is required');
+    if (url.length > MAX_URL_LENGTH) throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters`);
+    const refusal = await refuseUnsafeUrl(url, { allowInsecure: this.deps.allowInsecureUrls, resolve: this.deps.resolve });
+    if (refusal) throw invalidField('url', refusal);
+    return new URL(url).href;
+  }
+
   async createEndpoint(req: CreateEndpointRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
-    if (!req.url) throw invalidField('url', 'is required');
-    if (req.url.length > MAX_URL_LENGTH) throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters`);
-    const refusal = await refuseUnsafeUrl(req.url, { allowInsecure: this.deps.allowInsecureUrls, resolve: this.deps.resolve });
-    if (refusal) throw invalidField('url', refusal);
-    if (req.eventTypes.length === 0) throw invalidField('eventTypes', 'must list at least one event type or pattern');
-    const bad = req.eventTypes.find((p) => !isSubscriptionPattern(p));
-    if (bad !== undefined)
-      throw invalidField('eventTypes', `unknown event type or pattern ${JSON.stringify(bad)}; use "*", "vplat.*" or an exact type`);
-    const secret = newSecret();
+    const url = await this.checkedUrl(req.url);
+    const eventTypes = checkedEventTypes(req.eventTypes);
+    const description = checkedDescription(req.description);
+    const secret = newEndpointSecret();
     // Known before the insert: the sealed key is bound to it.
     const id = newId('we');
     // The customer row lock makes count-then-insert exact under concurrent creations.
@@ -79,10 +92,10 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
       return insertEndpoint(tx, {
         id,
         customerId,
-        // Stored as parsed: the form deliveries will request, without stray whitespace.
-        url: new URL(req.url).href,
-        eventTypes: [...new Set(req.eventTypes)],
-        signingKey: sealSigningKey(this.deps.sealedBox, id, signingKeyOf(secret)),
+        url,
+        eventTypes,
+        description,
+        signingKey: sealSigningKey(this.deps.sealedBox, id, storedKeyOf(secret)),
       });
     });
     return { endpoint: toWebhookEndpoint(row), secret };
@@ -91,12 +104,12 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
   async rotateSecret(req: RotateSecretRequest, ctx: HandlerContext) {
     const { customerId } = customerOf(ctx);
     const graceMs = this.oldSecretGraceMs(req.oldSecretExpiresInSeconds);
-    const secret = newSecret();
+    const secret = newEndpointSecret();
     const row = await rotateSigningKey(
       this.deps.db,
       customerId,
       req.id,
-      sealSigningKey(this.deps.sealedBox, req.id, signingKeyOf(secret)),
+      sealSigningKey(this.deps.sealedBox, req.id, storedKeyOf(secret)),
       graceMs > 0 ? new Date(Date.now() + graceMs) : null,
     );
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
@@ -114,6 +127,37 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
       throw invalidField('oldSecretExpiresInSeconds', `must be at most ${maxSeconds} (the grace period); 0 expires the old secret at once`);
     }
     return requestedSeconds * 1000;
+  }
+
+  async getEndpoint(req: GetEndpointRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const row = await findLiveEndpoint(this.deps.db, customerId, req.id);
+    if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    const figures = await queueFigures(this.deps.db, [row.id]);
+    return { endpoint: toWebhookEndpoint(row, figures.get(row.id)) };
+  }
+
+  /**
+   * Changes what the request sets and keeps the rest, the secret always. Disabling here is the
+   * automatic disable's effect without its event: pending deliveries are cancelled in the same
+   * transaction and the queue ends; enabling clears either kind, as `…/enable` does.
+   */
+  async updateEndpoint(req: UpdateEndpointRequest, ctx: HandlerContext) {
+    const { customerId } = customerOf(ctx);
+    const changes: EndpointChanges = {};
+    // Checked in field order, so the first bad field is the one named.
+    if (req.url !== undefined) changes.url = await this.checkedUrl(req.url);
+    if (req.eventTypes) changes.eventTypes = checkedEventTypes(req.eventTypes.patterns);
+    if (req.description !== undefined) changes.description = checkedDescription(req.description);
+    if (req.enabled !== undefined) changes.enabled = req.enabled;
+    const row = await this.deps.db.transaction(async (tx) => {
+      const updated = await updateEndpoint(tx, customerId, req.id, changes);
+      if (updated && changes.enabled === false) await cancelQueue(tx, updated, this.deps.events.delivery.taskQueue);
+      return updated;
+    });
+    if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
+    const figures = await queueFigures(this.deps.db, [row.id]);
+    return { endpoint: toWebhookEndpoint(row, figures.get(row.id)) };
   }
 
   async enableEndpoint(req: EnableEndpointRequest, ctx: HandlerContext) {
@@ -157,9 +201,7 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
     const { event, delivery } = await this.deps.events.recordFor(endpoint.id, {
       customerId,
       seatId: null,
-      platform: SERVICE_NAMESPACE,
-      type: TEST_EVENT_TYPE,
-      event: 'endpoint_test',
+      ...catalogued(TEST_EVENT_TYPE),
       occurredAt: new Date(),
       data: { endpoint_id: endpoint.id, url: endpoint.url, message: 'A test event, sent on request to this endpoint only' },
       // Every test is an event of its own.

@@ -5,7 +5,14 @@
  * component, and the answers are what the delivery activity counts (activities/endpoint-drain.ts).
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../core/events/push-signature';
+import {
+  DELIVERY_ID_HEADER,
+  EVENT_ID_HEADER,
+  SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+} from '../../core/events/push-signature';
 import { componentRef } from './components';
 
 /** The spec's replay window (Limits: "Signature replay window, 300 seconds"). */
@@ -57,6 +64,28 @@ export const PUSH_WEBHOOKS: Record<string, OpenAPIV3_1.PathItemObject> = {
           in: 'header',
           required: true,
           description: "This delivery's id, as in the delivery log (GET /v1/events/{id}/deliveries)",
+          schema: { type: 'string' },
+        },
+        {
+          name: STANDARD_ID_HEADER,
+          in: 'header',
+          required: true,
+          description: "Standard Webhooks: the event's id, the same on every retry and redelivery",
+          schema: { type: 'string' },
+        },
+        {
+          name: STANDARD_TIMESTAMP_HEADER,
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: unix seconds, the same as the t of X-Service-Signature',
+          schema: { type: 'string', pattern: '^\\d+$' },
+        },
+        {
+          name: STANDARD_SIGNATURE_HEADER,
+          in: 'header',
+          required: true,
+          description:
+            'Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the secret after `whsec_` (for a secret issued as `whsec_` + base64url: its SHA-256), one per live secret separated by spaces. The `standardwebhooks` and `svix` packages verify it with the secret',
           schema: { type: 'string' },
         },
       ],

@@ -28,6 +28,7 @@ export function webhookEndpointJson(endpoint: WebhookEndpoint): WebhookEndpointJ
     id: endpoint.id,
     url: endpoint.url,
     eventTypes: [...endpoint.eventTypes],
+    description: endpoint.description || null,
     createdAt: iso(endpoint.createdAt),
     disabledAt: isoOrNull(endpoint.disabledAt),
     disabledReason: endpoint.disabledReason || null,

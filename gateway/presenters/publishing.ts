@@ -1,12 +1,16 @@
 import type { PublishRecord } from '../../gen/vps/publish/v1/publish_pb';
+import { pollingHandleOf, publishHandleOf } from '../../core/publishing/handles';
 import { isoOrNull, trackName } from './shared';
 import type { PublishRecordJson, ShopPublishJson } from '../schemas/publishing';
 
 export function publishRecordJson(r: PublishRecord): PublishRecordJson {
+  // Never null: the platform's id once known, the service's handle until then (core/publishing/handles.ts).
+  const handle = pollingHandleOf(r);
   return {
     id: r.id,
-    publishId: r.shareId || null,
-    shareId: r.shareId || null,
+    publishId: handle,
+    shareId: handle,
+    handle: publishHandleOf(r.id),
     status: r.status as PublishRecordJson['status'],
     unconfirmed: r.unconfirmedAt !== undefined,
     unconfirmedAt: isoOrNull(r.unconfirmedAt),
@@ -29,7 +33,7 @@ export function publishRecordJson(r: PublishRecord): PublishRecordJson {
   };
 }
 
-/** The shop publish answer: videoId is the official handle to poll with (see ShopPublishJson). */
+/** The shop publish answer: videoId is the handle to poll with (see ShopPublishJson). */
 export function shopPublishJson(r: PublishRecord, earlierAttempt: boolean): ShopPublishJson {
   const { videoId, ...record } = publishRecordJson(r);
   return { ...record, videoId: record.shareId, libraryVideoId: videoId, earlierAttempt };

@@ -44,7 +44,7 @@ export function uploadedVideoJson(video: Video) {
   const result = record.track === 'video' ? 'videoUrl' : 'fileId';
   const next =
     record.status === 'processing'
-      ? `the upload is still running: GET ${statusPath} every 5 to 10 seconds until status is available (with ${result}) or failed (with failureReason); no event announces it`
+      ? `the upload is still running: GET ${statusPath} every 5 to 10 seconds until status is available (with ${result}) or failed (with failureReason), or subscribe to vplat.video.available and vplat.video.failed, which announce it`
       : null;
   return { ...record, statusPath, next };
 }

@@ -16,8 +16,18 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 export const PublishRecordJson = Type.Object({
   id: Type.String({ description: "The service's publish record id (not a share id)" }),
-  publishId: Nullable(Type.String({ description: 'The official handle to poll with: the same value as shareId' })),
-  shareId: Nullable(Type.String({ description: 'The official share id (video track) or video id (shop track); null until submitted' })),
+  publishId: Type.String({
+    description:
+      "The handle to poll the status query with, never null: the same value as shareId. The platform's share id (video track) or video id (shop track) once known; until then the service's handle (`vpsh_…`), which the status query accepts for good",
+  }),
+  shareId: Type.String({
+    description:
+      "The platform's share id (video track) or video id (shop track) once known; until then the service's handle, equal to `handle`",
+  }),
+  handle: Type.String({
+    description:
+      "The service's handle of this publish (`vpsh_…`), the same from the publish answer on; the status query of the record's track accepts it as well as the platform's id. shareId differs from it once the platform's id is known",
+  }),
   status: literals(PUBLISH_STATUSES, 'Normalized status, one of the six of the spec'),
   unconfirmed: Type.Boolean({
     description:
@@ -126,7 +136,8 @@ export const PublishStatusQuery = Type.Object(
     publishId: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'The shareId of the publish response (an old shareId is accepted)',
+      description:
+        "The shareId of the publish response: the platform's share id or the service's handle (`vpsh_…`); an old shareId is accepted",
     }),
     account: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Required only when publishId matches none of your publish records' }),
@@ -232,12 +243,10 @@ export type ShopPublishBody = Static<typeof ShopPublishBody>;
 export const ShopPublishJson = Type.Composite([
   Type.Omit(PublishRecordJson, ['videoId']),
   Type.Object({
-    videoId: Nullable(
-      Type.String({
-        description:
-          "The official video id (the record's shareId): poll GET /v1/publish/tts/status?videoId= with it; null if the shop has not answered yet",
-      }),
-    ),
+    videoId: Type.String({
+      description:
+        "What to poll GET /v1/publish/tts/status?videoId= with (the record's shareId): the shop's video id once known, the service's handle (`vpsh_…`) until then",
+    }),
     libraryVideoId: Nullable(Type.String({ description: 'The video library record id the file id came from' })),
     earlierAttempt: Type.Boolean({
       description: "The file id was published before: this is that attempt's record, and nothing was sent again",
@@ -248,7 +257,11 @@ export type ShopPublishJson = Static<typeof ShopPublishJson>;
 
 export const ShopPublishStatusQuery = Type.Object(
   {
-    videoId: Type.String({ minLength: 1, maxLength: 200, description: 'The official video id: the shareId of the shop publish record' }),
+    videoId: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "The shop's video id or the service's handle (`vpsh_…`): the shareId of the shop publish record",
+    }),
     accountId: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Required only when videoId matches none of your publish records' }),
     ),

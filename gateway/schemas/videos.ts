@@ -58,7 +58,7 @@ export const UploadedVideoJson = Type.Composite([
     next: Nullable(
       Type.String({
         description:
-          'Null once the upload has finished. While status is processing (a fetch or shop hand-off that outlasted the wait of this request), what to do: poll statusPath until status is available or failed; no event announces it',
+          'Null once the upload has finished. While status is processing (a fetch or shop hand-off that outlasted the wait of this request), what to do: poll statusPath until status is available or failed, or wait for the event vplat.video.available or vplat.video.failed of this record',
       }),
     ),
   }),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_DESCRIPTION_LENGTH } from '../../core/events/endpoint-description';
 import { MAX_URL_LENGTH } from '../../core/net/address-policy';
 import { NullableTimestamp, Timestamp } from './common';
 import { DeliveryJson, EventJson } from './events';
@@ -7,6 +8,7 @@ export const WebhookEndpointJson = Type.Object({
   id: Type.String(),
   url: Type.String(),
   eventTypes: Type.Array(Type.String()),
+  description: Type.Union([Type.String(), Type.Null()], { description: 'Your note on the endpoint; null when none' }),
   createdAt: Timestamp,
   disabledAt: NullableTimestamp,
   disabledReason: Type.Union([Type.String(), Type.Null()]),
@@ -39,18 +41,39 @@ export type DeliveryQueueJson = Static<typeof DeliveryQueueJson>;
 export const ListedWebhookEndpointJson = Type.Composite([WebhookEndpointJson, Type.Object({ queue: DeliveryQueueJson })]);
 export type ListedWebhookEndpointJson = Static<typeof ListedWebhookEndpointJson>;
 
+const EndpointUrl = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'Public https URL that receives the pushes' });
+const EventTypePatterns = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  minItems: 1,
+  maxItems: 20,
+  description: 'Patterns: "*", "vplat.*", or exact event types',
+});
+const EndpointDescription = Type.String({
+  maxLength: MAX_DESCRIPTION_LENGTH,
+  description: `A note on the endpoint: one line, at most ${MAX_DESCRIPTION_LENGTH} characters; "" clears it`,
+});
+
 export const CreateWebhookEndpointBody = Type.Object(
-  {
-    url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'Public https URL that receives the pushes' }),
-    eventTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
-      minItems: 1,
-      maxItems: 20,
-      description: 'Patterns: "*", "vplat.*", or exact event types',
-    }),
-  },
+  { url: EndpointUrl, eventTypes: EventTypePatterns, description: Type.Optional(EndpointDescription) },
   { additionalProperties: false },
 );
 export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBody>;
+
+/** PATCH: the fields given change, the others (and the secret) stay; `{}` changes nothing. */
+export const UpdateWebhookEndpointBody = Type.Object(
+  {
+    url: Type.Optional(EndpointUrl),
+    eventTypes: Type.Optional(EventTypePatterns),
+    description: Type.Optional(Type.Union([EndpointDescription, Type.Null()], { description: EndpointDescription.description })),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description:
+          'true lets a disabled endpoint (by request or automatically) receive pushes again, as POST …/enable does; false disables it and cancels its pending deliveries',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBody>;
 
 export const CreatedWebhookEndpointJson = Type.Composite([
   WebhookEndpointJson,

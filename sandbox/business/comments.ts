@@ -25,6 +25,7 @@ import { stableNumber } from '../posts';
 import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../../core/media/formats';
 import { solidPng } from '../solid-png';
 import { commentStoreOf, personFrom, pictureUrl, type CommentStore, type StoredComment } from './comment-store';
+import { pushSummary, type PushRecord } from '../webhooks';
 import { readMultipart } from './uploads';
 
 const API = '/open_api/v1.3/business/comment';
@@ -125,7 +126,7 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
     };
   };
 
-  const notify = (openId: string, c: StoredComment, action: CommentAction) => {
+  const notify = (openId: string, c: StoredComment, action: CommentAction) =>
     ctx.webhooks.push(
       'comment.update',
       openId,
@@ -144,7 +145,6 @@ export function registerComments(app: FastifyInstance, ctx: SandboxContext): voi
       },
       { videoId: c.videoId },
     );
-  };
 
   const threadOf = (account: Account, videoId: string) => {
     const thread = store.thread(account.openId, videoId);
@@ -324,12 +324,16 @@ function registerPublicFiles(app: FastifyInstance, store: CommentStore): void {
   });
 }
 
-/** `POST /_sandbox/accounts/:openId/comments`: a viewer comments on (or replies under) a post of the account. */
+/**
+ * `POST /_sandbox/accounts/:openId/comments`: a viewer comments on (or replies under) a post of the
+ * account. `reply: true` without a parent answers the post's newest visible top-level comment, so a
+ * caller (`vps trigger reply`) needs no comment id: every post has seeded comments to answer.
+ */
 function registerCommentControl(
   app: FastifyInstance,
   ctx: SandboxContext,
   store: CommentStore,
-  notify: (openId: string, c: StoredComment, action: CommentAction) => void,
+  notify: (openId: string, c: StoredComment, action: CommentAction) => PushRecord | undefined,
 ): void {
   controlRoutes(app, ctx, (control) => {
     control.post('/_sandbox/accounts/:openId/comments', async (request) => {
@@ -347,7 +351,16 @@ function registerCommentControl(
         parentCommentId = parent.parentCommentId ?? parent.commentId;
       }
       videoId ??= ctx.posts.list(account.openId)[0]?.itemId;
-      if (!videoId || !store.thread(account.openId, videoId)) throw new ControlError(404, `no post ${videoId ?? ''} of ${account.openId}`);
+      const thread = videoId ? store.thread(account.openId, videoId) : undefined;
+      if (!videoId || !thread) throw new ControlError(404, `no post ${videoId ?? ''} of ${account.openId}`);
+      if (b.reply !== undefined && typeof b.reply !== 'boolean') throw new ControlError(400, 'reply must be true or false');
+      if (b.reply === true && parentCommentId === undefined) {
+        const newest = thread
+          .filter((c) => !c.parentCommentId && !c.deleted && !c.hidden)
+          .sort((x, y) => y.createTime - x.createTime || y.commentId.localeCompare(x.commentId))[0];
+        if (!newest) throw new ControlError(404, `no visible comment to reply to on post ${videoId} of ${account.openId}`);
+        parentCommentId = newest.commentId;
+      }
       const username =
         typeof b.username === 'string' && b.username ? b.username : `viewer_${stableNumber(`${b.text}:${ctx.clock.now()}`, 1e6)}`;
       const comment = store.add(account.openId, {
@@ -357,7 +370,7 @@ function registerCommentControl(
         owner: false,
         text: b.text,
       });
-      notify(account.openId, comment, 'insert');
+      const push = notify(account.openId, comment, 'insert');
       return {
         commentId: comment.commentId,
         videoId: comment.videoId,
@@ -366,6 +379,7 @@ function registerCommentControl(
         username: comment.author.username,
         uniqueIdentifier: comment.author.uniqueIdentifier,
         createTime: comment.createTime,
+        webhookPush: pushSummary(push),
       };
     });
   });

@@ -33,6 +33,7 @@ import { IMAGE_CONTENT_TYPES, imageInfo, type ImageFormat } from '../../core/med
 import { solidPng } from '../solid-png';
 import { personFrom, pictureUrl } from './comment-store';
 import { registerAutoMessages } from './auto-messages';
+import { pushSummary, type PushRecord } from '../webhooks';
 import { readMultipart } from './uploads';
 import { canSendImage, MessageStore, windowRefusal, type Conversation, type DirectMessage, type Template } from './message-store';
 
@@ -143,11 +144,11 @@ export function registerMessages(app: FastifyInstance, ctx: SandboxContext): voi
   };
 
   /** im_send_msg / im_receive_msg content: lowercase roles and type, the payload under its type's key. */
-  const pushMessage = (account: Account, conversation: Conversation, m: DirectMessage) => {
+  const pushMessage = (account: Account, conversation: Conversation, m: DirectMessage): PushRecord | undefined => {
     const businessUser = { id: account.openId, role: 'business_account' };
     const personalUser = { id: conversation.user.uniqueIdentifier, role: 'personal_account' };
     const [fromUser, toUser] = m.fromBusiness ? [businessUser, personalUser] : [personalUser, businessUser];
-    ctx.webhooks.push(m.fromBusiness ? 'im_send_msg' : 'im_receive_msg', account.openId, {
+    return ctx.webhooks.push(m.fromBusiness ? 'im_send_msg' : 'im_receive_msg', account.openId, {
       from: m.fromBusiness ? account.username : conversation.user.username,
       to: m.fromBusiness ? conversation.user.username : account.username,
       unique_identifier: fromUser.id,
@@ -355,7 +356,7 @@ function registerMessageControl(
   app: FastifyInstance,
   ctx: SandboxContext,
   store: MessageStore,
-  pushMessage: (account: Account, conversation: Conversation, m: DirectMessage) => void,
+  pushMessage: (account: Account, conversation: Conversation, m: DirectMessage) => PushRecord | undefined,
 ): void {
   /** A new conversation greets the user with the account's welcome message, when approved and enabled. */
   const welcome = (account: Account, conversation: Conversation) => {
@@ -417,8 +418,13 @@ function registerMessageControl(
         source: 'APP',
         ...(text !== undefined ? { type: 'TEXT' as const, text } : { type: 'IMAGE' as const, imageMediaId: imageMediaId! }),
       });
-      pushMessage(account, conversation, message);
-      return { conversationId: conversation.conversationId, messageId: message.messageId, from: conversation.user.uniqueIdentifier };
+      const push = pushMessage(account, conversation, message);
+      return {
+        conversationId: conversation.conversationId,
+        messageId: message.messageId,
+        from: conversation.user.uniqueIdentifier,
+        webhookPush: pushSummary(push),
+      };
     });
   });
 }

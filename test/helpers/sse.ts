@@ -86,6 +86,11 @@ export class SseReader {
   }
 }
 
+/** The blocks of a whole SSE text (a documented example), parsed as a stream's are. */
+export function parseSse(text: string): SseBlock[] {
+  return new SseParser().push(text).map(blockOf);
+}
+
 function blockOf(frame: SseFrame): SseBlock {
   switch (frame.kind) {
     case 'retry':

@@ -21,6 +21,7 @@ import type { Upstream } from '../../core/upstream';
 import { SANDBOX_APP } from '../../core/upstream/settings';
 import { EventHub } from '../../core/events/event-hub';
 import { EventRecorder } from '../../core/events/recorder';
+import { catalogued, TEST_EVENT_TYPE } from '../../core/events/event-types';
 import type { NewEvent } from '../../core/db/repositories/events';
 import { coreDepsFromConfig } from '../../core/deps-from-config';
 import { loadConfig } from '../../config/config';
@@ -393,14 +394,15 @@ export interface Tenant {
 let tenantCounter = 0;
 
 /** A customer with one user and one key; every test gets its own, so buckets and seats never mix. */
-/** Logs a service event for `tenant` straight through core's recorder: event traffic without a platform push. */
+/**
+ * Logs a test event for `tenant` straight through core's recorder: event traffic without a platform
+ * push. Reads of the log show it only when asked (`includeTest=true`).
+ */
 export function recordServiceEvent(stack: Stack, tenant: Tenant, n: number) {
   return stack.events.record({
     customerId: tenant.customerId,
     seatId: null,
-    platform: 'service',
-    type: 'service.endpoint.test',
-    event: 'endpoint_test',
+    ...catalogued(TEST_EVENT_TYPE),
     occurredAt: new Date(),
     data: { n },
     sourceKey: `test-${tenant.customerId}-${n}`,

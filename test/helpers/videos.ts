@@ -145,7 +145,7 @@ export interface SourceServer {
  * /video.mp4, /redirect (→ /video.mp4), /redirects/<n> (a chain of n), /missing (404),
  * /flaky (503), /text.txt (not a video), /huge (an endless stream without Content-Length),
  * /declared-huge (a Content-Length far beyond any cap), /slow?ms=<n> (the video, its headers at
- * once and its body after n ms).
+ * once and its body after n ms), /slow-missing?ms=<n> (a 404 after n ms).
  */
 export async function startSourceServer(): Promise<SourceServer> {
   const video = mp4Bytes(200 * 1024);
@@ -155,13 +155,15 @@ export async function startSourceServer(): Promise<SourceServer> {
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const chain = /^\/redirects\/(\d+)$/.exec(path);
     const slow = /^\/slow\?ms=(\d+)$/.exec(path);
+    const slowMissing = /^\/slow-missing\?ms=(\d+)$/.exec(path);
     if (path === '/video.mp4') res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': video.length }).end(video);
     else if (path === '/redirect') res.writeHead(302, { location: '/video.mp4' }).end();
     else if (chain) res.writeHead(302, { location: Number(chain[1]) > 1 ? `/redirects/${Number(chain[1]) - 1}` : '/video.mp4' }).end();
     else if (slow) {
       res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': video.length }).flushHeaders();
       setTimeout(() => res.end(video), Number(slow[1]));
-    } else if (path === '/flaky') res.writeHead(503).end('try later');
+    } else if (slowMissing) setTimeout(() => res.writeHead(404).end('no such file'), Number(slowMissing[1]));
+    else if (path === '/flaky') res.writeHead(503).end('try later');
     else if (path === '/text.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end('this is not a video, only words');
     else if (path === '/declared-huge') res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(10 * 1024 ** 3) }).end();
     else if (path === '/huge') {

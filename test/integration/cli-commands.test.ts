@@ -208,6 +208,42 @@ describe('vps API commands', () => {
     expect(graced).toMatchObject({ id: created.id, secret: expect.any(String), previousSecretExpiresAt: expect.any(String) });
     expect(leaked).toMatchObject({ id: created.id, secret: expect.any(String), previousSecretExpiresAt: null });
     expect(new Set([created.secret, graced.secret, leaked.secret]).size).toBe(3);
+
+    // get reads one endpoint; update changes only what its flags name, never the secret.
+    expect(await ok('webhooks', 'get', created.id)).toMatchObject({ id: created.id, description: null, queue: { backlog: 0 } });
+    const updated = await ok(
+      'webhooks',
+      'update',
+      created.id,
+      '--url',
+      'https://93.184.215.15/hook',
+      '--event-type',
+      'vplat.comment.created',
+      '--event-type',
+      'vplat.comment.deleted',
+      '--description',
+      'Moderation',
+      '--disable',
+    );
+    expect(updated).toMatchObject({
+      id: created.id,
+      url: 'https://93.184.215.15/hook',
+      eventTypes: ['vplat.comment.created', 'vplat.comment.deleted'],
+      description: 'Moderation',
+      disabledReason: 'disabled by request',
+    });
+    expect(updated).not.toHaveProperty('secret');
+    expect(await ok('webhooks', 'update', created.id, '--enable', '--description', '')).toMatchObject({
+      url: 'https://93.184.215.15/hook',
+      description: null,
+      disabledAt: null,
+    });
+    const [refused, clash] = await Promise.all([
+      vps(['webhooks', 'update', created.id, '--url', 'https://169.254.169.254/latest']),
+      vps(['webhooks', 'update', created.id, '--enable', '--disable']),
+    ]);
+    expect([refused.code, refused.error?.code]).toEqual([1, 2001]);
+    expect(clash.code).toBe(2);
     expect(await ok('webhooks', 'delete', created.id)).toEqual({ id: created.id, deleted: true });
   }, 120_000);
 
@@ -295,7 +331,7 @@ describe('vps API commands', () => {
   });
 
   it('exits 4 with the last answer when the attempts run out before a terminal status', async () => {
-    // With no worker the publish is never submitted: it stays submitted, without a handle yet.
+    // With no worker the publish is never submitted: it stays submitted, polled by the service's handle.
     await env.worker.stop();
     try {
       const res = await vps([
@@ -311,7 +347,7 @@ describe('vps API commands', () => {
         '2',
       ]);
       expect(res.code).toBe(4);
-      expect(res.json).toMatchObject({ status: 'submitted', shareId: null });
+      expect(res.json).toMatchObject({ status: 'submitted', shareId: expect.stringMatching(/^vpsh_/) });
       expect(res.stderr).toContain('still submitted after 2 polls');
     } finally {
       env.worker = await startStackWorker(env.stack, env.taskQueue, env.sb.upstream);

@@ -4,9 +4,12 @@
  * test restarts the gateway process that serves the stream while events keep arriving, and checks
  * that the listener prints the log exactly: every event once, in order.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +19,7 @@ import { freePort } from '../../core/embedded/temporal-dev-server';
 import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
 import { streamEvents, type StreamState } from '../../sdk/event-stream';
 import { VpsApiError, VpsNetworkError } from '../../sdk/errors';
+import { constructWebhookEvent, SignatureMismatchError, verifyWebhookSignature } from '../../sdk/webhook-signature';
 import { call } from '../helpers/http';
 import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
@@ -146,16 +150,57 @@ describe('vps listen', () => {
     expect(await listener.handle.stop('SIGINT')).toBe(0);
   });
 
+  it('signs each forward with --sign as a push is signed, with the secret it prints, so the SDK, Stripe and Standard Webhooks verify it', async () => {
+    const { tenant, openId } = await boundTenant();
+    const handler = await startWebhookReceiver();
+    receivers.push(handler);
+    const listener = listen(tenant.apiKey, ['--forward-to', `${handler.url}/hook`, '--sign']);
+    const [, secret] = (await listener.handle.waitFor(/^signing forwards with secret (\S+)$/m)) as unknown as [string, string];
+    // The form new endpoint secrets take: whsec_ and the standard base64 of 32 random bytes.
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+    await listener.handle.waitFor(/^connected to /m);
+    await comment(openId, 'check my signature');
+    const [event] = await loggedAtLeast(tenant, 1);
+    const [push] = await handler.waitFor(1);
+
+    const header = push!.headers['x-service-signature'];
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(push!.headers['x-service-event-id']).toBe(event!.id);
+    expect(constructWebhookEvent(push!.body, header, secret)).toEqual(event);
+    const stripe = new Stripe('sk_test_not_used_for_any_request');
+    const derived = createHash('sha256').update(secret).digest('hex');
+    expect(stripe.webhooks.constructEvent(push!.body, header as string, derived)).toEqual(event);
+    // The Standard Webhooks headers too, with the secret exactly as printed.
+    expect(push!.headers['webhook-id']).toBe(event!.id);
+    expect(new StandardWebhook(secret).verify(push!.body, push!.headers as Record<string, string>)).toEqual(event);
+    expect(() => verifyWebhookSignature(push!.body, header, 'whsec_someone_else')).toThrow(SignatureMismatchError);
+    expect(lines(listener.stdout())).toEqual([event]);
+    expect(await listener.handle.stop('SIGINT')).toBe(0);
+
+    // A secret kept from that run signs the next one's forwards too, so the handler's setting holds.
+    const again = listen(tenant.apiKey, ['--forward-to', `${handler.url}/hook`, '--forward-secret', secret]);
+    await again.handle.waitFor(/^connected to /m);
+    await message(openId, 'signed with the kept secret');
+    const [, second] = await loggedAtLeast(tenant, 2);
+    const [, next] = await handler.waitFor(2);
+    expect(constructWebhookEvent(next!.body, next!.headers['x-service-signature'], secret)).toEqual(second);
+    expect(again.handle.output()).not.toContain(secret);
+    expect(await again.handle.stop('SIGINT')).toBe(0);
+  });
+
   it('exits 1 with the error on stderr when the key or a pattern is refused, and 2 on a usage error, without retrying', async () => {
     const { tenant } = await boundTenant();
     const badKey = listen('vps_not-a-key');
     const badPattern = listen(tenant.apiKey, ['--events', 'vplat.nope']);
     const badUrl = listen(tenant.apiKey, ['--forward-to', 'ftp://example.com/']);
-    expect(await Promise.all([badKey, badPattern, badUrl].map((l) => exitCode(l.handle)))).toEqual([1, 1, 2]);
+    const signNothing = listen(tenant.apiKey, ['--sign']);
+    expect(await Promise.all([badKey, badPattern, badUrl, signNothing].map((l) => exitCode(l.handle)))).toEqual([1, 1, 2, 2]);
+    expect(signNothing.handle.output()).toMatch(/--sign: signs forwards, so it needs --forward-to/);
     expect(JSON.parse(badKey.handle.output())).toMatchObject({ code: 1001 });
     expect(JSON.parse(badPattern.handle.output())).toMatchObject({ code: 2001, message: expect.stringContaining('vplat.nope') });
     expect(badUrl.handle.output()).toMatch(/--forward-to: ftp:\/\/example.com\/ is not an http\(s\) URL/);
-    expect([badKey, badPattern, badUrl].map((l) => l.stdout())).toEqual(['', '', '']);
+    expect([badKey, badPattern, badUrl, signNothing].map((l) => l.stdout())).toEqual(['', '', '', '']);
   });
 
   describe('across a restart of the gateway serving the stream', () => {

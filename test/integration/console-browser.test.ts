@@ -14,6 +14,7 @@ import { Track } from '../../gen/vps/seat/v1/seat_pb';
 import { insertPublishRecord } from '../../core/db/repositories/publish-records';
 import { consoleSessions } from '../../core/db/schema';
 import { newId } from '../../core/ids';
+import { publishHandleOf } from '../../core/publishing/handles';
 import { createLogger } from '../../core/logger';
 import type { RunningWorker } from '../../worker/worker';
 import { workflowIds } from '../../workflows/workflow-ids';
@@ -362,7 +363,55 @@ describe('the web console in a browser', () => {
     expect(receiver.pushes.slice(before).map((p) => (JSON.parse(p.body) as { type: string }).type)).toEqual(['service.endpoint.test']);
     // The note links to the test's event.
     await row.getByRole('status').getByRole('link', { name: 'Event' }).click();
-    await expectText(page.getByLabel('Event JSON'), '"type": "service.endpoint.test"');
+    const json = page.getByLabel('Event JSON');
+    await expectText(json, '"type": "service.endpoint.test"');
+    const testId = (JSON.parse((await json.textContent())!) as { id: string }).id;
+
+    // The event list leaves test events out, as the API does, until they are asked for.
+    await nav('Events').click();
+    await page.getByRole('link', { name: (await eventsOf())[0]!.id }).waitFor();
+    expect(await page.getByRole('link', { name: testId }).count()).toBe(0);
+    await page.getByLabel('Test events').check();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/includeTest=true/);
+    await page.getByRole('link', { name: testId }).waitFor();
+  });
+
+  it('edits an endpoint read afresh: its description, and switching it off and on, over PATCH', async () => {
+    await nav('Webhooks').click();
+    const row = page.getByRole('row', { name: new RegExp(escapeRegExp(receiver.url)) });
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
+    // The form holds what GET /v1/webhook-endpoints/{id} answered: the URL as stored, parsed.
+    const storedUrl = new URL(receiver.url).href;
+    expect(await dialog.getByLabel('URL').inputValue()).toBe(storedUrl);
+    expect(await dialog.getByLabel('Event types').inputValue()).toBe('vplat.comment.created');
+    await dialog.getByLabel('Description').fill('Comment auto-replies');
+    await dialog.getByLabel('Receives pushes').uncheck();
+    await screenshot(page, 'console-endpoint-edit');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expectText(row, 'Comment auto-replies');
+    await expectText(row, 'disabled');
+
+    const listed = await call<{ items: Array<{ url: string; description: string | null; disabledReason: string | null }> }>(
+      stack.baseUrl,
+      'GET',
+      '/v1/webhook-endpoints',
+      { key: tenant.apiKey },
+    );
+    expect(listed.body.data.items.find((e) => e.url === storedUrl)).toMatchObject({
+      description: 'Comment auto-replies',
+      disabledReason: 'disabled by request',
+    });
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await dialog.getByText('Disabled: disabled by request').waitFor();
+    await dialog.getByLabel('Receives pushes').check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expectText(row, 'enabled');
+    await expectText(row, 'Comment auto-replies');
   });
 
   it('lists publish records, each linked to its workflow in the Temporal UI', async () => {
@@ -384,7 +433,22 @@ describe('the web console in a browser', () => {
       reason: 'video duration exceeds the limit',
       workflowId: workflowIds.publish(id),
     });
+    // One the platform has not given its id yet: the service's handle stands in, marked as such.
+    const waiting = newId('pub');
+    await insertPublishRecord(stack.database.db, {
+      id: waiting,
+      customerId: tenant.customerId,
+      seatId: tenant.seatId,
+      track: 'video',
+      kind: 'video',
+      channel: 'v1.3',
+      accountId: tenant.openId,
+      request: {},
+      status: 'submitted',
+      workflowId: workflowIds.publish(waiting),
+    });
     await page.getByRole('button', { name: 'Refresh' }).click();
+    await expectText(page.getByRole('row', { name: new RegExp(waiting) }), `${publishHandleOf(waiting)} (handle)`);
     const row = page.getByRole('row', { name: new RegExp(id) });
     await expectText(row, 'publish_failed');
     await expectText(row, 'video duration exceeds the limit');

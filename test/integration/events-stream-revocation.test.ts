@@ -34,7 +34,8 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
     await stack?.close();
   });
 
-  const open = (tenant: Tenant) => SseReader.open(`${stack.baseUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+  const open = (tenant: Tenant) =>
+    SseReader.open(`${stack.baseUrl}/v1/events/stream?includeTest=true`, { authorization: `Bearer ${tenant.apiKey}` });
   const record = (tenant: Tenant, n: number) => recordServiceEvent(stack, tenant, n);
 
   /** Every block until the server ends the stream; fails if it is still open after `ms`. */
@@ -63,7 +64,7 @@ describe('GET /v1/events/stream after its credential is withdrawn', () => {
   it("ends the key's streams on every gateway within seconds of the revocation", async () => {
     const tenant = await createTenant(stack);
     const onFirst = await open(tenant);
-    const onSecond = await SseReader.open(`${secondUrl}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+    const onSecond = await SseReader.open(`${secondUrl}/v1/events/stream?includeTest=true`, { authorization: `Bearer ${tenant.apiKey}` });
     await record(tenant, 1);
     for (const reader of [onFirst, onSecond])
       expect(JSON.parse((await reader.nextEvent()).data!)).toMatchObject({ type: 'service.endpoint.test' });

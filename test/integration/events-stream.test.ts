@@ -449,10 +449,12 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
     });
   });
 
-  it('reaches a plain EventSource onmessage handler (the eventsource client) with every event, the type in the data', async () => {
+  it('reaches a plain EventSource onmessage handler (the eventsource client) with every event, the type in the data, and no per-type listener', async () => {
     const { EventSource } = await import('eventsource');
     const tenant = await newTenant(database);
     const received: Array<{ id: string; type: string; lastEventId: string }> = [];
+    /** What a reader who took frames for named by type would have registered. */
+    const byTypeName: string[] = [];
     // A connection pool of its own, destroyed at the end: the gateway's close must find none left.
     const agent = new Agent();
     const source = new EventSource(`${baseUrl}/v1/events/stream`, {
@@ -468,6 +470,8 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
         const body = JSON.parse(m.data as string) as { id: string; type: string };
         received.push({ id: body.id, type: body.type, lastEventId: m.lastEventId });
       };
+      for (const type of ['vplat.comment.created', 'vplat.message.received'])
+        source.addEventListener(type, (m) => byTypeName.push((m as { data: string }).data));
       await new Promise<void>((resolve, reject) => {
         source.onopen = () => resolve();
         source.onerror = (e) => reject(new Error(`EventSource failed: ${String(e.message)}`));
@@ -478,6 +482,8 @@ describe.each(['in-process', 'connect-http'] as const)('GET /v1/events/stream, g
       ];
       await until(() => received.length === 2, 'two events on onmessage');
       expect(received).toEqual(stored.map((e) => ({ id: e.id, type: e.type, lastEventId: e.id })));
+      // Dispatched in order, so by the time onmessage had both, a named listener would have had them too.
+      expect(byTypeName).toEqual([]);
     } finally {
       source.close();
       await agent.destroy();

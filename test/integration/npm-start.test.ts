@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import { engineMajor, withoutProjectBin } from '../helpers/node-runtime';
-import { cleanEnv, spawnChild, type ChildHandle } from '../helpers/processes';
+import { cleanEnv, exitOf, spawnChild, spawnVps, type ChildHandle } from '../helpers/processes';
 import { eventually, startWebhookReceiver } from '../helpers/receivers';
 
 const run = promisify(execFile);
@@ -92,6 +92,8 @@ describe('npm start from a clean data folder', () => {
     expect(fs.existsSync(path.join(dataDir, 'temporal.sqlite'))).toBe(true);
     // Where `vps` finds the service with nothing set: the address it really listens on.
     expect(fs.readFileSync(path.join(dataDir, 'base-url'), 'utf8')).toBe(`http://127.0.0.1:${port}\n`);
+    // …and the emulator that stands in for the platform, where `vps trigger` makes events.
+    expect(fs.readFileSync(path.join(dataDir, 'sandbox-url'), 'utf8')).toBe(`http://127.0.0.1:${sandboxPort}\n`);
 
     // Local webhooks work out of the box in the embedded mode, as the banner says; private
     // addresses stay refused there too.
@@ -132,6 +134,23 @@ describe('npm start from a clean data folder', () => {
       (n) => n > 0,
       30_000,
     );
+    // `vps trigger` with nothing set finds the service, its key and its emulator under the data
+    // folder, and the event it makes reaches the receiver too.
+    const triggerEnv = cleanEnv({ VPS_DATA_DIR: dataDir });
+    delete triggerEnv.VPS_API_KEY;
+    delete triggerEnv.VPS_BASE_URL;
+    delete triggerEnv.VPS_SANDBOX_URL;
+    const trigger = spawnVps(['trigger', 'comment', '--text', 'hello from vps trigger'], triggerEnv);
+    let triggered = '';
+    trigger.child.stdout!.on('data', (c: Buffer) => (triggered += c.toString()));
+    expect(await exitOf(trigger)).toBe(0);
+    const comment = JSON.parse(triggered) as { id: string; type: string; data: { text: string } };
+    expect(comment).toMatchObject({ type: 'vplat.comment.created', data: { text: 'hello from vps trigger' } });
+    await eventually(
+      async () => receiver.pushes.filter((p) => (JSON.parse(p.body) as { id: string }).id === comment.id).length,
+      (n) => n > 0,
+      30_000,
+    );
     await receiver.close();
 
     // npm itself dies by the forwarded signal; what matters is that the service stopped in order
@@ -141,5 +160,6 @@ describe('npm start from a clean data folder', () => {
     expect(child.output()).toContain('SIGTERM: stopping');
     expect(child.output()).not.toContain('error while stopping');
     expect(fs.existsSync(path.join(dataDir, 'base-url'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, 'sandbox-url'))).toBe(false);
   }, 200_000);
 });

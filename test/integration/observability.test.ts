@@ -273,7 +273,7 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
       const [closing, other] = gateways as [Role, Role];
       const tenant = await createTenant(stack);
       const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('obs'));
-      const reader = await SseReader.open(`${closing.url}/v1/events/stream`, { authorization: `Bearer ${tenant.apiKey}` });
+      const reader = await SseReader.open(`${closing.url}/v1/events/stream?includeTest=true`, { authorization: `Bearer ${tenant.apiKey}` });
       await recordEvent(tenant, 1);
       const first = await nextEvent(reader);
 
@@ -308,7 +308,7 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
 
       // Recorded while no gateway streamed to the client: it comes first after the resume.
       await recordEvent(tenant, 2);
-      const resumed = await SseReader.open(`${other.url}/v1/events/stream`, {
+      const resumed = await SseReader.open(`${other.url}/v1/events/stream?includeTest=true`, {
         authorization: `Bearer ${tenant.apiKey}`,
         'last-event-id': first.id!,
       });

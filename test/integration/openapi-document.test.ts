@@ -2,7 +2,8 @@
  * The OpenAPI document as a reader's tools fetch it, over HTTP from a listening gateway: a relative
  * server, so "Try it out" and generated clients call whatever origin served it; an operationId on
  * every operation, unique; the shared schemas as components that operations refer to; the push as
- * the 3.1 `webhooks` entry with its signature header; and Redocly's linter passing it with the
+ * the 3.1 `webhooks` entry with its signature header, and beside it every event type of the
+ * catalogue with its platform and event name; and Redocly's linter passing it with the
  * repository's redocly.yaml. This test is what runs the lint in CI.
  */
 import { execFile } from 'node:child_process';
@@ -13,6 +14,7 @@ import type { Transport } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../core/logger';
 import { FolderMediaStore } from '../../core/media/folder-store';
+import { EVENT_CATALOGUE } from '../../core/events/event-types';
 import { buildApp } from '../../gateway/app';
 import { REPO_ROOT } from '../helpers/processes';
 
@@ -157,6 +159,64 @@ describe('the OpenAPI document over HTTP', () => {
       expect.arrayContaining(['x-service-event-id', 'x-service-delivery-id']),
     );
     expect(Object.keys(push.responses)).toEqual(expect.arrayContaining(['2XX', '410']));
+  });
+
+  it('lists the whole event catalogue in webhooks: each type with its platform, its event name and what data holds', () => {
+    expect(Object.keys(doc.webhooks)).toEqual(['event', ...Object.keys(EVENT_CATALOGUE)]);
+    const push = doc.webhooks.event!.post!;
+    const named = (type: string) => {
+      const op = doc.webhooks[type]!.post! as Operation & { description: string };
+      const schema = op.requestBody!.content['application/json']!.schema as {
+        allOf: unknown[];
+        properties: Record<string, { const?: string; description?: string }>;
+      };
+      expect(schema.allOf).toEqual([ref('Event')]);
+      // Pushed like any event: the same signature headers and answers.
+      expect(op.parameters).toEqual(push.parameters);
+      expect(op.responses).toEqual(push.responses);
+      expect(op.security).toEqual([]);
+      return {
+        operationId: op.operationId,
+        platform: schema.properties.platform!.const,
+        type: schema.properties.type!.const,
+        event: schema.properties.event!.const,
+        data: schema.properties.data!.description,
+        description: op.description,
+      };
+    };
+    expect(named('vplat.comment.created')).toMatchObject({
+      operationId: 'receiveVplatCommentCreated',
+      platform: 'vplat',
+      type: 'vplat.comment.created',
+      event: 'comment.update',
+      data: expect.stringMatching(/parent_comment_id is the number 0 for a top-level comment/),
+    });
+    expect(named('vplat.message.sent')).toMatchObject({
+      platform: 'vplat',
+      event: 'im_send_msg',
+      description: expect.stringContaining('`message.send`'),
+    });
+    // Made by the service: no official original, so the event is the type.
+    expect(named('vplat.publish.status_changed')).toMatchObject({
+      platform: 'vplat',
+      event: 'vplat.publish.status_changed',
+      data: expect.stringContaining('previous_status'),
+    });
+    expect(named('vplat.account.authorization_removed')).toMatchObject({ platform: 'vplat', event: 'vplat.account.authorization_removed' });
+    expect(named('service.endpoint.disabled')).toMatchObject({
+      platform: 'service',
+      event: 'service.endpoint.disabled',
+      data: 'endpoint_id, url, reason',
+    });
+    expect(named('service.endpoint.test')).toMatchObject({
+      platform: 'service',
+      event: 'service.endpoint.test',
+      description: expect.stringContaining('includeTest=true'),
+    });
+    // The Event component says where the catalogue is and what `event` holds for the service's own events.
+    const fields = doc.components.schemas.Event!.properties as Record<string, { description: string }>;
+    expect(fields.type!.description).toContain('webhooks');
+    expect(fields.event!.description).toMatch(/makes itself/);
   });
 
   it('passes npx redocly lint with the repository configuration', async () => {

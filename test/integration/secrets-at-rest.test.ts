@@ -109,6 +109,8 @@ describe('webhook signing keys at rest', () => {
 
     const stored = await storedKeys(stack, created.id);
     expect(stored.signing_key).not.toContain(sha256hex(created.secret));
+    // What is sealed is the secret itself (its bytes are the Standard Webhooks key): never stored as it is.
+    expect(stored.signing_key).not.toContain(created.secret.slice('whsec_'.length, -1));
     expect(stored.signing_key.startsWith(`v2.${stack.sealedBox.keyId}.`)).toBe(true);
     const push = await pushThrough(stack, tenant, receiver, created.id);
     expect(verifyAsSpecSays(push.header, push.body, created.secret, now())).toBe(true);
@@ -122,6 +124,7 @@ describe('webhook signing keys at rest', () => {
     for (const value of Object.values(afterRotation)) {
       expect(value).not.toContain(sha256hex(created.secret));
       expect(value).not.toContain(sha256hex(rotated.body.data.secret));
+      expect(value).not.toContain(rotated.body.data.secret.slice('whsec_'.length, -1));
     }
     const during = await pushThrough(stack, tenant, receiver, created.id);
     expect(verifyAsSpecSays(during.header, during.body, rotated.body.data.secret, now())).toBe(true);

@@ -695,7 +695,7 @@ describe('a remote upload that outlasts the wait (VIDEO_FETCH_WAIT_MS)', () => {
       status: 'processing',
       videoUrl: null,
       statusPath: `/v1/videos/${id}`,
-      next: `the upload is still running: GET /v1/videos/${id} every 5 to 10 seconds until status is available (with videoUrl) or failed (with failureReason); no event announces it`,
+      next: `the upload is still running: GET /v1/videos/${id} every 5 to 10 seconds until status is available (with videoUrl) or failed (with failureReason), or subscribe to vplat.video.available and vplat.video.failed, which announce it`,
     });
     const done = await eventually(
       () => call<VideoJson>(env.stack.baseUrl, 'GET', res.body.data.statusPath!, { key: tenant.apiKey }),

@@ -10,12 +10,14 @@ import { cleanEnv, spawnVps } from '../helpers/processes';
 import { eventually, receiverPool } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
+import { SseReader } from '../helpers/sse';
 import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
 
 interface EventJson {
   id: string;
   platform: string;
   type: string;
+  event: string;
   data: Record<string, unknown>;
 }
 interface DeliveryJson {
@@ -70,8 +72,8 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
   const endpointLog = async (tenant: Tenant, endpointId: string) =>
     (await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key: tenant.apiKey }))
       .body.data.items;
-  const events = async (tenant: Tenant) =>
-    (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', '/v1/events', { key: tenant.apiKey })).body.data.items;
+  const events = async (tenant: Tenant, query = '') =>
+    (await call<{ items: EventJson[] }>(stack.baseUrl, 'GET', `/v1/events${query}`, { key: tenant.apiKey })).body.data.items;
 
   it('pushes a signed test event to the named endpoint only, logs it, and shows the delivery in the endpoint log', async () => {
     const tenant = await createTenant(stack);
@@ -84,7 +86,13 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(res.status).toBe(200);
     expect(res.body.code).toBe(0);
     const { event, delivery } = res.body.data;
-    expect(event).toMatchObject({ platform: 'service', type: 'service.endpoint.test', data: { endpoint_id: ep.id } });
+    // The service makes it, so it has no official original: its event is its type.
+    expect(event).toMatchObject({
+      platform: 'service',
+      type: 'service.endpoint.test',
+      event: 'service.endpoint.test',
+      data: { endpoint_id: ep.id },
+    });
     expect(delivery).toMatchObject({ eventId: event.id, eventType: 'service.endpoint.test', endpointId: ep.id, reason: 'initial' });
 
     const [push] = await named.waitFor(1);
@@ -100,8 +108,8 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(log).toEqual([
       expect.objectContaining({ id: delivery.id, attempts: [expect.objectContaining({ attempt: 1, statusCode: 200, error: null })] }),
     ]);
-    // It is in the customer's log, like the service's other events.
-    expect(await events(tenant)).toEqual([event]);
+    // It is in the customer's log, shown to a reader who asks for test events.
+    expect(await events(tenant, '?includeTest=true')).toEqual([event]);
 
     // Neither the "*" endpoint, a redelivery "to every matching endpoint" nor a recovery ever pushes it elsewhere.
     const redelivered = await call<{ items: DeliveryJson[] }>(stack.baseUrl, 'POST', `/v1/events/${event.id}/redeliver`, {
@@ -115,6 +123,51 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     expect(recovered.body.data).toEqual({ redelivered: 0, truncated: false });
     expect(await endpointLog(tenant, everything.id)).toEqual([]);
     expect(other.pushes).toHaveLength(0);
+  });
+
+  it('keeps test events out of GET /v1/events and the stream unless the reader asks for them', async () => {
+    const tenant = await createTenant(stack);
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url, ['*']);
+    const { event: test } = (await sendTest(tenant.apiKey, ep.id)).body.data;
+    const real = await stack.events.record({
+      customerId: tenant.customerId,
+      seatId: null,
+      platform: 'vplat',
+      type: 'vplat.message.received',
+      event: 'im_receive_msg',
+      occurredAt: new Date(),
+      data: { message_id: 'after-the-test' },
+      sourceKey: null,
+    });
+
+    const ids = (items: EventJson[]) => items.map((e) => e.id);
+    expect(ids(await events(tenant))).toEqual([real.event.id]);
+    expect(ids(await events(tenant, '?types=*'))).toEqual([real.event.id]);
+    expect(ids(await events(tenant, '?includeTest=false'))).toEqual([real.event.id]);
+    expect(ids(await events(tenant, '?includeTest=true'))).toEqual([test.id, real.event.id]);
+    // Naming the test type is asking for it.
+    expect(ids(await events(tenant, '?types=service.endpoint.test'))).toEqual([test.id]);
+    expect((await call(stack.baseUrl, 'GET', '/v1/events?includeTest=maybe', { key: tenant.apiKey })).body).toMatchObject({
+      code: 2001,
+      message: expect.stringContaining('includeTest'),
+    });
+
+    // The stream, replaying the whole log from its start: the first event it sends is the first the reader asked for.
+    const firstStreamed = async (query: string) => {
+      const sse = await SseReader.open(`${stack.baseUrl}/v1/events/stream${query}`, {
+        authorization: `Bearer ${tenant.apiKey}`,
+        'last-event-id': 'start',
+      });
+      try {
+        expect(sse.res.status).toBe(200);
+        return (JSON.parse((await sse.nextEvent()).data!) as EventJson).id;
+      } finally {
+        await sse.cancel();
+      }
+    };
+    expect(await firstStreamed('')).toBe(real.event.id);
+    expect(await firstStreamed('?includeTest=true')).toBe(test.id);
   });
 
   it('shows every failed attempt of a failing receiver, and the delivery as failed', async () => {

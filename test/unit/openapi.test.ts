@@ -167,7 +167,7 @@ describe('the OpenAPI document', () => {
       operation('GET /v1/events/stream')
         .parameters!.map((p) => p.name)
         .sort(),
-    ).toEqual(['lastEventId', 'types']);
+    ).toEqual(['includeTest', 'lastEventId', 'types']);
   });
 
   it('documents the error codes every route, every input route and every write can give', () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { pushSignature } from '../../core/events/push-signature';
+import { pushSignature, pushSignatureHeaders } from '../../core/events/push-signature';
+import { newEndpointSecret, pushKeyOf, signingKeyOf, storedKeyOf } from '../../core/events/signing-keys';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
 
 describe('push signature', () => {
@@ -26,5 +27,34 @@ describe('push signature', () => {
     expect(header.split(',')).toHaveLength(3);
     expect(verifyAsSpecSays(header, body, secret, 1_800_000_000)).toBe(true);
     expect(verifyAsSpecSays(header, body, 'old', 1_800_000_000)).toBe(true);
+  });
+});
+
+describe('Standard Webhooks signature', () => {
+  const body = '{"id":"evt_1","type":"vplat.comment.created"}';
+  // Computed with openssl (see test/unit/webhook-signature.test.ts): the same vectors the SDK verifies.
+  const NEW_SECRET = 'whsec_v9iV6Xgjpa51NCZo4qdKVsLneAXs3NAu8pHAN5Eiruk=';
+  const OLD_SECRET = 'whsec_q-3vZ_8kYl0mF2xNwR7aJbC4dE5fG6hI9jK1lM2nO3p';
+
+  it('signs with the secret’s bytes for today’s form and with the SHA-256 of an old secret, one entry per live key', () => {
+    const current = pushKeyOf(storedKeyOf(NEW_SECRET));
+    const previous = pushKeyOf(signingKeyOf(OLD_SECRET));
+    expect(current.serviceKey).toBe(signingKeyOf(NEW_SECRET));
+    const headers = pushSignatureHeaders([current, previous], 'evt_1', 1_800_000_000, body);
+    expect(headers).toEqual({
+      'x-service-signature': pushSignature([signingKeyOf(NEW_SECRET), signingKeyOf(OLD_SECRET)], 1_800_000_000, body),
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': '1800000000',
+      'webhook-signature': 'v1,lhIKr13vIACv7L8ciMtrrd3jgQbAMdlXW2p2GmcUdzs= v1,Iq530TzB//6xOfYc5TORjmlBcVKWUPJMINEu8AomuH8=',
+    });
+  });
+
+  it('issues secrets as whsec_ and padded standard base64 of 32 bytes', () => {
+    const secrets = Array.from({ length: 50 }, newEndpointSecret);
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    }
+    expect(new Set(secrets).size).toBe(50);
   });
 });

@@ -16,6 +16,7 @@ const row: WebhookEndpointRow = {
   customerId: 'cus_1',
   url: 'https://example.com/hooks',
   eventTypes: ['*'],
+  description: null,
   signingKey: 'k',
   createdAt: new Date('2026-11-20T08:00:00.000Z'),
   deletedAt: null,

@@ -11,6 +11,7 @@ import {
   parseSignatureHeader,
   SignatureMismatchError,
   SignatureTimestampError,
+  standardWebhooksSecret,
   verifyWebhookSignature,
   WebhookSignatureError,
   type WebhookSignatureFailure,
@@ -101,5 +102,56 @@ describe('constructWebhookEvent', () => {
   it('returns the verified body as an event, and parses nothing it cannot verify', () => {
     expect(constructWebhookEvent(BODY, `t=${T},v1=${SIGNED}`, SECRET, at(T))).toEqual({ id: 'evt_1', type: 'vplat.comment.created' });
     expect(() => constructWebhookEvent('not json', `t=${T},v1=${SIGNED}`, SECRET, at(T))).toThrow(SignatureMismatchError);
+  });
+});
+
+/**
+ * The Standard Webhooks headers, on vectors computed with openssl as well: the key is the secret's
+ * base64 part decoded (`base64 -d | xxd -p`), or for an older base64url secret its SHA-256, and the
+ * signature `printf %s "$id.$t.$body" | openssl dgst -sha256 -mac HMAC -macopt hexkey:$key -binary | base64`.
+ */
+describe('verifyWebhookSignature given the request headers', () => {
+  const NEW_SECRET = 'whsec_v9iV6Xgjpa51NCZo4qdKVsLneAXs3NAu8pHAN5Eiruk=';
+  const NEW_SIGNED = 'lhIKr13vIACv7L8ciMtrrd3jgQbAMdlXW2p2GmcUdzs=';
+  const OLD_SECRET = 'whsec_q-3vZ_8kYl0mF2xNwR7aJbC4dE5fG6hI9jK1lM2nO3p';
+  const OLD_SIGNED = 'Iq530TzB//6xOfYc5TORjmlBcVKWUPJMINEu8AomuH8=';
+  const standard = (signature: string, extra: Record<string, string> = {}) => ({
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(T),
+    'webhook-signature': signature,
+    ...extra,
+  });
+
+  it('accepts the standard headers with a secret of today’s form, and with an old base64url one as it is', () => {
+    expect(verifyWebhookSignature(BODY, standard(`v1,${NEW_SIGNED}`), NEW_SECRET, at(T))).toEqual({ timestamp: T });
+    expect(verifyWebhookSignature(BODY, standard(`v1,${OLD_SIGNED}`), OLD_SECRET, at(T))).toEqual({ timestamp: T });
+    // A rotation's two signatures, and versions it does not know, skipped.
+    expect(() => verifyWebhookSignature(BODY, standard(`v1,${NEW_SIGNED} v1a,abc v1,${OLD_SIGNED}`), OLD_SECRET, at(T))).not.toThrow();
+    // A fetch Headers object works the same.
+    expect(() => verifyWebhookSignature(BODY, new Headers(standard(`v1,${NEW_SIGNED}`)), NEW_SECRET, at(T))).not.toThrow();
+  });
+
+  it('gives the key of an old secret in the form the Standard Webhooks packages decode', () => {
+    expect(standardWebhooksSecret(OLD_SECRET)).toBe('whsec_3TqWuCTXW+gpftvzWxGuqdpHZBS/ZmJ5Gz/R822tpCE=');
+    expect(standardWebhooksSecret(NEW_SECRET)).toBe(NEW_SECRET);
+  });
+
+  it('prefers X-Service-Signature when both are there, and says why a push fails', () => {
+    // The spec's header decides: a broken standard signature beside it does not matter.
+    expect(verifyWebhookSignature(BODY, { 'x-service-signature': `t=${T},v1=${SIGNED}`, ...standard('v1,AAAA') }, SECRET, at(T))).toEqual({
+      timestamp: T,
+    });
+    expect(failure(() => verifyWebhookSignature(BODY, standard(`v1,${NEW_SIGNED}`), OLD_SECRET, at(T)))).toBe('no_matching_signature');
+    expect(failure(() => verifyWebhookSignature(`${BODY} `, standard(`v1,${NEW_SIGNED}`), NEW_SECRET, at(T)))).toBe(
+      'no_matching_signature',
+    );
+    expect(failure(() => verifyWebhookSignature(BODY, standard(`v1,${NEW_SIGNED}`), NEW_SECRET, at(T + 301)))).toBe(
+      'timestamp_outside_tolerance',
+    );
+    expect(failure(() => verifyWebhookSignature(BODY, standard(`v2,${NEW_SIGNED}`), NEW_SECRET, at(T)))).toBe('malformed_header');
+    expect(
+      failure(() => verifyWebhookSignature(BODY, standard(`v1,${NEW_SIGNED}`, { 'webhook-timestamp': 'soon' }), NEW_SECRET, at(T))),
+    ).toBe('malformed_header');
+    expect(failure(() => verifyWebhookSignature(BODY, { 'content-type': 'application/json' }, NEW_SECRET, at(T)))).toBe('missing_header');
   });
 });

@@ -16,14 +16,20 @@ const RECENT = [
 /** Events oldest first, as GET /v1/events pages them; "since" is the quick way to the recent ones. */
 export function EventsPage({ location }: { location: Location }): JSX.Element {
   const p = location.params;
-  const filters = { types: p.get('types') ?? '', since: p.get('since') ?? '', until: p.get('until') ?? '' };
+  // Test events (service.endpoint.test) are left out of reads unless asked for, as in the API.
+  const filters = {
+    types: p.get('types') ?? '',
+    since: p.get('since') ?? '',
+    until: p.get('until') ?? '',
+    includeTest: p.get('includeTest') === 'true' ? 'true' : '',
+  };
   const cursor = p.get('cursor') ?? '';
   const go = (changes: Record<string, string>, replace = false) =>
     navigate(`/events${query({ ...filters, cursor, ...changes })}`, { replace });
 
   const page = useLoad(
     () => api<EventPage>('GET', `/v1/events${query({ ...filters, cursor, limit: 50 })}`),
-    `${filters.types}|${filters.since}|${filters.until}|${cursor}`,
+    `${filters.types}|${filters.since}|${filters.until}|${filters.includeTest}|${cursor}`,
   );
 
   const apply = (e: Event) => {
@@ -36,6 +42,7 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
         .join(','),
       since: localInputToIso(String(form.get('since'))) ?? '',
       until: localInputToIso(String(form.get('until'))) ?? '',
+      includeTest: form.get('includeTest') ? 'true' : '',
       cursor: '',
     });
   };
@@ -48,7 +55,7 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
         </button>
       </PageTitle>
       {/* Keyed by the URL's filters so Back and the quick ranges refill the inputs. */}
-      <form key={`${filters.types}|${filters.since}|${filters.until}`} class="filters" onSubmit={apply}>
+      <form key={`${filters.types}|${filters.since}|${filters.until}|${filters.includeTest}`} class="filters" onSubmit={apply}>
         <label class="field grow">
           <span>Types</span>
           <input name="types" defaultValue={filters.types} placeholder="vplat.comment.created, vplat.message.received" />
@@ -60,6 +67,10 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
         <label class="field">
           <span>Until</span>
           <input name="until" type="datetime-local" defaultValue={isoToLocalInput(filters.until)} />
+        </label>
+        <label class="check">
+          <input name="includeTest" type="checkbox" defaultChecked={filters.includeTest === 'true'} />
+          <span>Test events</span>
         </label>
         <button type="submit" class="primary">
           Apply
@@ -76,8 +87,8 @@ export function EventsPage({ location }: { location: Location }): JSX.Element {
             {r.label}
           </button>
         ))}
-        {filters.types || filters.since || filters.until ? (
-          <button type="button" class="small link" onClick={() => go({ types: '', since: '', until: '', cursor: '' })}>
+        {filters.types || filters.since || filters.until || filters.includeTest ? (
+          <button type="button" class="small link" onClick={() => go({ types: '', since: '', until: '', includeTest: '', cursor: '' })}>
             Clear filters
           </button>
         ) : null}

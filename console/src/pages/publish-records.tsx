@@ -110,7 +110,13 @@ function RecordTable({ records, config }: { records: PublishRecord[]; config: Co
               </td>
               <td class="break">{r.reason ?? <span class="muted">—</span>}</td>
               <td class="mono small">
-                <div title="shareId">{r.shareId ?? <span class="muted">no share id yet</span>}</div>
+                {r.shareId === r.handle ? (
+                  <div title="The service's handle: the platform has not given its id yet; status queries take either">
+                    {r.handle} <span class="muted">(handle)</span>
+                  </div>
+                ) : (
+                  <div title="shareId">{r.shareId}</div>
+                )}
                 <div title="postId">{r.postId ?? <span class="muted">no post id yet</span>}</div>
               </td>
               <td>

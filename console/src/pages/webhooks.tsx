@@ -2,14 +2,15 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { Confirm } from '../components/dialog';
+import { EndpointDialog } from '../components/endpoint-dialog';
 import { Badge, Empty, ErrorNote, Loading, Time } from '../components/feedback';
 import { PageTitle } from '../components/layout';
 import { toApiError, useAction, useLoad } from '../components/load';
 import { usePollWhile } from '../components/poll';
 import { SecretDialog } from '../components/secret-dialog';
-import { formatDuration } from '../format';
+import { formatDuration, parsePatterns } from '../format';
 import { Link } from '../router';
-import type { CreatedWebhookEndpoint, Delivery, DeliveryPage, ServiceEvent, WebhookEndpoint } from '../types';
+import type { CreatedWebhookEndpoint, Delivery, DeliveryPage, EventType, ServiceEvent, WebhookEndpoint } from '../types';
 
 /** How long a test's delivery is followed on screen; a retrying one is left to the delivery log. */
 const TEST_FOLLOW_MS = 10_000;
@@ -42,17 +43,30 @@ function testOutcome(d: Delivery): string {
   }
 }
 
-/** The documented types, offered as suggestions; the service accepts any pattern it knows. */
-const KNOWN_EVENT_TYPES = ['vplat.comment.created', 'vplat.comment.deleted', 'vplat.comment.visibility_changed', 'vplat.message.received'];
-
-function parsePatterns(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
-}
+/**
+ * Every type a subscription may name, offered as suggestions. A record keyed by the catalogue's
+ * type makes the build fail when a type is added to the catalogue and not here.
+ */
+const SUBSCRIBABLE: Record<EventType, true> = {
+  'vplat.comment.created': true,
+  'vplat.comment.deleted': true,
+  'vplat.comment.visibility_changed': true,
+  'vplat.message.received': true,
+  'vplat.message.sent': true,
+  'vplat.publish.status_changed': true,
+  'vplat.publish.unconfirmed': true,
+  'vplat.video.available': true,
+  'vplat.video.failed': true,
+  'vplat.account.authorization_removed': true,
+  'service.endpoint.disabled': true,
+};
+const KNOWN_EVENT_TYPES = Object.keys(SUBSCRIBABLE);
 
 export function WebhooksPage(): JSX.Element {
   const endpoints = useLoad(() => api<{ items: WebhookEndpoint[] }>('GET', '/v1/webhook-endpoints'), 'endpoints');
   const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const { busy, error, setError, run } = useAction();
   const [tests, setTests] = useState<Record<string, SentTest>>({});
 
@@ -96,6 +110,7 @@ export function WebhooksPage(): JSX.Element {
         await api<CreatedWebhookEndpoint>('POST', '/v1/webhook-endpoints', {
           url: String(fields.get('url')).trim(),
           eventTypes: parsePatterns(String(fields.get('eventTypes'))),
+          description: String(fields.get('description')).trim() || undefined,
         }),
       );
       form.reset();
@@ -134,6 +149,10 @@ export function WebhooksPage(): JSX.Element {
             ))}
           </datalist>
         </label>
+        <label class="field">
+          <span>Description</span>
+          <input name="description" maxLength={500} placeholder="optional" />
+        </label>
         <button type="submit" class="primary" disabled={busy}>
           Add endpoint
         </button>
@@ -143,12 +162,28 @@ export function WebhooksPage(): JSX.Element {
       </p>
       <ErrorNote error={error ?? (endpoints.state === 'error' ? endpoints.error : null)} />
       {endpoints.data ? (
-        <EndpointTable endpoints={endpoints.data.items} tests={tests} onTest={(ep) => void sendTest(ep)} onDelete={setDeleting} />
+        <EndpointTable
+          endpoints={endpoints.data.items}
+          tests={tests}
+          onTest={(ep) => void sendTest(ep)}
+          onEdit={(ep) => setEditing(ep.id)}
+          onDelete={setDeleting}
+        />
       ) : endpoints.state === 'loading' ? (
         <Loading />
       ) : null}
       {created ? (
         <SecretDialog title="Endpoint added" label="Signing secret" secret={created.secret} onClose={() => setCreated(null)} />
+      ) : null}
+      {editing ? (
+        <EndpointDialog
+          id={editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            void endpoints.reload();
+          }}
+        />
       ) : null}
       {deleting ? (
         <Confirm
@@ -212,6 +247,7 @@ function EndpointTable(props: {
   endpoints: WebhookEndpoint[];
   tests: Record<string, SentTest>;
   onTest: (e: WebhookEndpoint) => void;
+  onEdit: (e: WebhookEndpoint) => void;
   onDelete: (e: WebhookEndpoint) => void;
 }): JSX.Element {
   if (props.endpoints.length === 0) return <Empty>No endpoints yet. Events can still be pulled from the Events page or the API.</Empty>;
@@ -237,6 +273,7 @@ function EndpointTable(props: {
             <tr key={ep.id}>
               <td class="break">
                 <code>{ep.url}</code>
+                {ep.description ? <div>{ep.description}</div> : null}
                 <div class="muted mono small">{ep.id}</div>
                 {props.tests[ep.id] ? <TestNote endpointId={ep.id} test={props.tests[ep.id]!} /> : null}
               </td>
@@ -278,6 +315,9 @@ function EndpointTable(props: {
                   onClick={() => props.onTest(ep)}
                 >
                   Send test event
+                </button>
+                <button type="button" class="small" onClick={() => props.onEdit(ep)}>
+                  Edit
                 </button>
                 <button type="button" class="danger small" onClick={() => props.onDelete(ep)}>
                   Delete

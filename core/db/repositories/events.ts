@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { EVENTS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
 import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
@@ -149,6 +149,8 @@ export interface EventQuery {
   customerId: string;
   afterPosition?: number;
   types?: readonly string[];
+  /** Exact types left out whatever the patterns say. */
+  hiddenTypes?: readonly string[];
   seatId?: string;
   since?: Date;
   until?: Date;
@@ -165,6 +167,7 @@ export async function listEvents(db: Executor, q: EventQuery): Promise<EventRow[
         eq(events.customerId, q.customerId),
         q.afterPosition !== undefined ? gt(events.position, q.afterPosition) : undefined,
         typeFilter(q.types ?? []),
+        q.hiddenTypes?.length ? notInArray(events.type, [...q.hiddenTypes]) : undefined,
         q.seatId ? eq(events.seatId, q.seatId) : undefined,
         q.since ? gte(events.occurredAt, q.since) : undefined,
         q.until ? lt(events.occurredAt, q.until) : undefined,

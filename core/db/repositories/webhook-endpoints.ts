@@ -14,7 +14,7 @@ export async function countLiveEndpoints(db: Executor, customerId: string): Prom
 
 export async function insertEndpoint(
   db: Executor,
-  input: { id?: string; customerId: string; url: string; eventTypes: string[]; signingKey: string },
+  input: { id?: string; customerId: string; url: string; eventTypes: string[]; description?: string | null; signingKey: string },
 ): Promise<WebhookEndpointRow> {
   const [row] = await db
     .insert(webhookEndpoints)
@@ -79,6 +79,44 @@ export async function enableEndpoint(db: Executor, customerId: string, id: strin
   const [row] = await db
     .update(webhookEndpoints)
     .set({ disabledAt: null, disabledReason: null, failingSince: null })
+    .where(and(live(customerId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+/** What an update changes; an absent field is kept. */
+export interface EndpointChanges {
+  url?: string;
+  eventTypes?: string[];
+  /** null clears it. */
+  description?: string | null;
+  /** true clears any disable, as enableEndpoint does; false disables, keeping an earlier disable's time and reason. */
+  enabled?: boolean;
+}
+
+/** The request's reason for an endpoint it disables, shown where the automatic disables show theirs. */
+export const DISABLED_BY_REQUEST = 'disabled by request';
+
+export async function updateEndpoint(
+  db: Executor,
+  customerId: string,
+  id: string,
+  changes: EndpointChanges,
+): Promise<WebhookEndpointRow | undefined> {
+  const { enabled, ...fields } = changes;
+  const state =
+    enabled === true
+      ? { disabledAt: null, disabledReason: null, failingSince: null }
+      : enabled === false
+        ? {
+            disabledAt: sql`coalesce(${webhookEndpoints.disabledAt}, now())`,
+            disabledReason: sql`coalesce(${webhookEndpoints.disabledReason}, ${DISABLED_BY_REQUEST})`,
+          }
+        : {};
+  const [row] = await db
+    .update(webhookEndpoints)
+    // An update that changes nothing still answers the endpoint: `id = id` keeps the SET non-empty.
+    .set({ id: sql`${webhookEndpoints.id}`, ...fields, ...state })
     .where(and(live(customerId), eq(webhookEndpoints.id, id)))
     .returning();
   return row;

@@ -15,7 +15,10 @@ export const events = pgTable(
     seatId: text('seat_id'),
     platform: text('platform').notNull(),
     type: text('type').notNull(),
-    /** The official event name, or the service's own source of the event. */
+    /**
+     * The official event name; the type for an event the service makes itself. Rows of earlier
+     * releases may hold a former name, presented as today's (core/events/event-types.ts).
+     */
     event: text('event').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true, precision: 3 }).notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),

@@ -10,8 +10,11 @@ export const webhookEndpoints = pgTable(
       .references(() => customers.id),
     url: text('url').notNull(),
     eventTypes: text('event_types').array().notNull(),
+    /** The customer's own note on the endpoint; null when none was given. */
+    description: text('description'),
     /**
-     * Lower-case hex SHA-256 of the secret, exactly the HMAC key of the spec's signature scheme,
+     * The secret (`whsec_` + base64), or for secrets issued before Standard Webhooks headers the
+     * lower-case hex SHA-256 of the secret, exactly the HMAC key of the spec's signature scheme;
      * sealed (core/events/signing-keys.ts); rows from before sealing hold it plain until re-sealed.
      */
     signingKey: text('signing_key').notNull(),

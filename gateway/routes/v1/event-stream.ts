@@ -17,9 +17,11 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { EventService, type WatchEventsResponse } from '../../../gen/vps/event/v1/event_pb';
 import { Access } from '../../../gen/vps/options/v1/options_pb';
 import { ApiError, renderConnectError } from '../../../core/errors';
-import { bodyFromMessage } from '../../../core/events/present';
+import { bodyFromMessage, type EventBody } from '../../../core/events/present';
 import { RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER } from '../../../core/interceptors/access.interceptor';
+import { LOG_START_ID } from '../../../core/events/watch-events';
 import { authorizeCaller, forwardedHeaders, nulField, single } from '../../rpc-route';
+import { EXAMPLE_EVENT, IncludeTest } from '../../schemas/events';
 import type { Metrics } from '../../../core/observability/metrics';
 
 /** Sent first: how long an EventSource waits before reconnecting after the stream ends. */
@@ -33,6 +35,7 @@ const EventStreamQuery = Type.Object(
         description: 'Comma-separated subscription patterns: "*", "vplat.*" or exact types; all events when absent',
       }),
     ),
+    includeTest: Type.Optional(IncludeTest),
     lastEventId: Type.Optional(
       Type.String({
         maxLength: 200,
@@ -79,12 +82,12 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
     exposeHeadRoute: false,
     schema: {
       summary: 'Stream events as Server-Sent Events; resume with Last-Event-ID',
+      description: STREAM_DESCRIPTION,
       querystring: EventStreamQuery,
       response: {
         200: {
-          description:
-            'text/event-stream: `id`, `event` (the type) and `data` (the event object) per event; `: heartbeat` comments while idle',
-          content: { 'text/event-stream': { schema: Type.String() } },
+          description: FRAMES_DESCRIPTION,
+          content: { 'text/event-stream': { schema: Type.String(), example: STREAM_EXAMPLE } },
         },
       },
     },
@@ -124,7 +127,7 @@ export function registerEventStreamRoute(app: FastifyInstance, opts: { transport
           call.signal,
           undefined,
           forwardedHeaders(req),
-          single({ afterEventId, types }),
+          single({ afterEventId, types, includeTest: query.includeTest ?? false }),
         );
         messages = res.message[Symbol.asyncIterator]();
         // Core sends a first message once the stream is live: every refusal comes before it.
@@ -164,15 +167,15 @@ async function* sseFrames(
 ): AsyncGenerator<string> {
   const { signal } = ending;
   try {
-    yield `retry: ${SSE_RETRY_MS}\n\n`;
+    yield RETRY_FRAME;
     // An id without data moves the client's Last-Event-ID to where the stream starts: a client
     // that reconnects before its first event then resumes from here instead of losing the gap.
-    if (!first.done && first.value.resumeId) yield `id: ${first.value.resumeId}\n\n`;
+    if (!first.done && first.value.resumeId) yield positionFrame(first.value.resumeId);
     // The first message only says the stream is live; an event in it is still sent.
-    if (!first.done && first.value.event) yield eventFrame(first.value);
+    if (!first.done && first.value.event) yield eventFrame(bodyFromMessage(first.value.event));
     let next = first.done ? first : await messages.next();
     while (!next.done) {
-      yield next.value.event ? eventFrame(next.value) : ': heartbeat\n\n';
+      yield next.value.event ? eventFrame(bodyFromMessage(next.value.event)) : HEARTBEAT_FRAME;
       next = await messages.next();
     }
   } catch (err) {
@@ -221,12 +224,41 @@ export function reconnectFrame(random = Math.random): string {
   return `: gateway closing; reconnect with Last-Event-ID\nretry: ${retryMs}\n\n`;
 }
 
+const RETRY_FRAME = `retry: ${SSE_RETRY_MS}\n\n`;
+const HEARTBEAT_FRAME = ': heartbeat\n\n';
+
+function positionFrame(resumeId: string): string {
+  return `id: ${resumeId}\n\n`;
+}
+
 /**
  * No `event:` field: a named event reaches only listeners registered for its name, so a plain
  * EventSource `onmessage` handler would receive nothing. The type is the body's `type`.
  */
-function eventFrame(message: WatchEventsResponse): string {
-  const event = message.event!;
+function eventFrame(body: EventBody): string {
   // JSON.stringify escapes line breaks, so the body always fits on one data line.
-  return `id: ${event.id}\ndata: ${JSON.stringify(bodyFromMessage(event))}\n\n`;
+  return `id: ${body.id}\ndata: ${JSON.stringify(body)}\n\n`;
 }
+
+/**
+ * The start of a stream as the OpenAPI document shows it, written by the functions that write the
+ * real frames; test/integration/events-stream.test.ts compares it with what a real stream sends.
+ */
+const STREAM_EXAMPLE = [RETRY_FRAME, positionFrame(LOG_START_ID), eventFrame(EXAMPLE_EVENT), HEARTBEAT_FRAME].join('');
+
+const FRAMES_DESCRIPTION = `A \`text/event-stream\`, starting as the example shows:
+- \`retry: ${SSE_RETRY_MS}\`, the reconnection delay in milliseconds;
+- \`id: <the event the stream starts after>\` with no data (\`id: ${LOG_START_ID}\` while the log is empty), so a client that loses the connection before its first event resumes from there;
+- one frame per event: \`id: <event id>\` and \`data: <the event object, as one line of JSON>\` (the Event schema, the same object as a push body);
+- \`: heartbeat\` comments while there is nothing to send (every 15 s by default).
+
+**Frames carry no \`event:\` field**: every event arrives as an unnamed \`message\`. With \`EventSource\`, handle \`onmessage\` (or \`addEventListener('message', …)\`) and switch on the body's \`type\`; a listener registered for a type name (\`addEventListener('vplat.comment.created', …)\`) never receives anything.`;
+
+const STREAM_DESCRIPTION = `Events stored after the connection is made, as Server-Sent Events; events missed while disconnected are read with GET /v1/events. On reconnect an \`EventSource\` sends \`Last-Event-ID\` and the stream replays the events after it first (clients that cannot send the header pass \`lastEventId\`; the header wins).
+
+Test events (service.endpoint.test) are left out unless \`includeTest=true\` or \`types\` names them.
+
+**Refusals come before the stream**, as the JSON envelope with its HTTP status, and a browser \`EventSource\` cannot read them: any status but 200 fires one \`error\` event and closes it for good (\`readyState\` 2, CLOSED; it never reconnects by itself).
+- **The saved id is gone (404, code 1005)**: the \`Last-Event-ID\` or \`lastEventId\` is not an event of this account's log (an id from another account or deployment, or a log restored from a backup). To reconcile, open a new \`EventSource\` without a resume id (it starts at the newest event), then page GET /v1/events from the \`nextCursor\` you kept (or \`since\` a little before the \`occurred_at\` of the last event you handled) until \`hasMore\` is false, dropping events whose \`id\` you have already handled.
+- 401 or 403 (1001, 1002): the key was revoked or its user disabled; a stream already open ends, and its reconnect gets this answer.
+- 429 (2002): too many open streams; open a new \`EventSource\` after \`Retry-After\` seconds.`;

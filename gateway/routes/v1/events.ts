@@ -67,6 +67,7 @@ export const eventRoutes = [
         limit: q.limit ?? 0,
         types: patternList(q.types),
         seatId: q.seatId ?? '',
+        includeTest: q.includeTest ?? false,
         ...(q.since ? { since: timestampFromDate(new Date(q.since)) } : {}),
         ...(q.until ? { until: timestampFromDate(new Date(q.until)) } : {}),
       };

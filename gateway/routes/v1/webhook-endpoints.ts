@@ -12,6 +12,7 @@ import {
   RecoveredJson,
   RotateSecretBody,
   TestEventJson,
+  UpdateWebhookEndpointBody,
   WebhookEndpointJson,
 } from '../../schemas/webhook-endpoints';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -29,7 +30,7 @@ export const webhookEndpointRoutes = [
     schema: { body: CreateWebhookEndpointBody, response: { 200: okEnvelope(CreatedWebhookEndpointJson) } },
     toRequest: (req) => {
       const body = req.body;
-      return { url: body.url, eventTypes: body.eventTypes };
+      return { url: body.url, eventTypes: body.eventTypes, description: body.description ?? '' };
     },
     toData: (res) => ({ ...webhookEndpointJson(res.endpoint!), secret: res.secret }),
   }),
@@ -41,6 +42,35 @@ export const webhookEndpointRoutes = [
     schema: { response: { 200: okEnvelope(listOf(ListedWebhookEndpointJson)) } },
     toRequest: () => ({}),
     toData: (res) => ({ items: res.endpoints.map(listedWebhookEndpointJson) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/webhook-endpoints/:id',
+    summary: 'One webhook endpoint, with its delivery queue',
+    rpc: WebhookEndpointService.method.getEndpoint,
+    schema: { params: EndpointIdParams, response: { 200: okEnvelope(ListedWebhookEndpointJson) } },
+    toRequest: (req) => ({ id: req.params.id }),
+    toData: (res) => listedWebhookEndpointJson(res.endpoint!),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    url: '/webhook-endpoints/:id',
+    summary:
+      'Change url (checked as at creation), eventTypes, description or enabled; fields left out stay as they are, and the secret never changes',
+    rpc: WebhookEndpointService.method.updateEndpoint,
+    schema: { params: EndpointIdParams, body: UpdateWebhookEndpointBody, response: { 200: okEnvelope(ListedWebhookEndpointJson) } },
+    toRequest: (req) => {
+      const body = req.body;
+      return {
+        id: req.params.id,
+        url: body.url,
+        eventTypes: body.eventTypes ? { patterns: body.eventTypes } : undefined,
+        // null and "" both clear it; core stores either as none.
+        description: body.description === null ? '' : body.description,
+        enabled: body.enabled,
+      };
+    },
+    toData: (res) => listedWebhookEndpointJson(res.endpoint!),
   }),
   defineRoute({
     method: 'POST',
