@@ -1,9 +1,10 @@
 /**
- * What every multipart route shares: text fields before or after one file part, the file read as
- * a stream only once core has accepted the caller (never before: an unknown caller's file is not
- * read); a malformed or unexpected part refused with 2001 (after the caller is authenticated, so
- * an anonymous caller learns that first); and an answer given before the whole body was read,
- * settled so that every client reads it rather than a reset (settleBody).
+ * What every multipart route shares: text fields before or after one file part, the file taken in
+ * (stored, or held for one RPC) only once core has accepted the caller, so an unknown caller's
+ * file is never kept; a malformed or unexpected part refused with 2001 (after the caller is
+ * authenticated, so an anonymous caller learns that first); and an answer given before the whole
+ * body was read, settled so that every client reads it rather than a reset (settleBody), the rest
+ * of a refused body being read only to be dropped.
  */
 import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
 import { ConnectError, type Transport } from '@connectrpc/connect';
