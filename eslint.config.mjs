@@ -28,7 +28,7 @@ const IO_MODULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'gen/', '.data/', 'dist/', 'console/dist/', 'coverage/', 'bin/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', 'gen/', '.data/', '**/dist/', 'test/fixtures/', 'coverage/', 'bin/', 'test-artifacts/'] },
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.base],

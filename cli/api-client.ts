@@ -1,16 +1,15 @@
 /**
  * The API commands' connection to the service, read once from flags, then `VPS_API_KEY` and
  * `VPS_BASE_URL`, then the files a running service keeps under the data folder (so `vps videos
- * list` works right after `npm start` with nothing set, on whatever port it took); and the one
- * place their failures become exit codes.
+ * list` works right after `npm start` with nothing set, on whatever port it took, from any folder
+ * of the checkout: see data-dir.ts); and the one place their failures become exit codes.
  */
-import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { BASE_URL_FILE } from '../core/embedded/base-url-file';
 import { createVpsClient, type ClientConfig, type VpsClient } from '../sdk/client';
 import { VpsApiError, VpsNetworkError } from '../sdk/errors';
+import { describeDataFile, findDataDir, readDataFile } from './data-dir';
 import { EXIT } from './exit-codes';
 import { UsageError } from './usage-error';
 
@@ -32,25 +31,21 @@ export const CONNECT_TIMEOUT_MS = 3_000;
 export interface ApiTarget extends Pick<ClientConfig, 'baseUrl' | 'apiKey'> {
   /** Where baseUrl came from, for messages: the flag, the variable, the file's path, or the default. */
   baseUrlFrom: 'flag' | 'env' | 'file' | 'default';
-  /** The data folder's address file, read or not. */
+  /** The data folder's address file, read or not (or where it was looked for, when no data folder was found). */
   baseUrlFile: string;
 }
 
-/** A file the embedded service keeps in the data folder (`VPS_DATA_DIR`, else `.data`), trimmed; undefined when absent or empty. */
-export function readDataFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  try {
-    return fs.readFileSync(dataFile(env, name), 'utf8').trim() || undefined;
-  } catch {
-    return undefined; // no embedded instance here: the value must come from a flag or the environment
-  }
-}
+const DEV_API_KEY_FILE = 'dev-api-key';
 
-export const dataFile = (env: NodeJS.ProcessEnv, name: string) => path.join(path.resolve(env.VPS_DATA_DIR || '.data'), name);
-
-export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): ApiTarget {
-  const apiKey = flags.apiKey ?? env.VPS_API_KEY ?? readDataFile(env, 'dev-api-key');
-  if (!apiKey) throw new UsageError('no API key: pass --api-key or set VPS_API_KEY');
-  const fromFile = readDataFile(env, BASE_URL_FILE);
+export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ApiTarget {
+  const dataDir = findDataDir(env, cwd);
+  const apiKey = flags.apiKey ?? env.VPS_API_KEY ?? readDataFile(dataDir, DEV_API_KEY_FILE);
+  if (!apiKey)
+    throw new UsageError(
+      `no API key: pass --api-key or set VPS_API_KEY (looked for a running service's ${describeDataFile(dataDir, DEV_API_KEY_FILE)}, ` +
+        'which npm start writes)',
+    );
+  const fromFile = readDataFile(dataDir, BASE_URL_FILE);
   const [baseUrl, baseUrlFrom]: [string, ApiTarget['baseUrlFrom']] =
     flags.baseUrl !== undefined
       ? [flags.baseUrl, 'flag']
@@ -59,7 +54,7 @@ export function apiClientConfig(flags: ApiFlags, env: NodeJS.ProcessEnv = proces
         : fromFile
           ? [fromFile, 'file']
           : [DEFAULT_BASE_URL, 'default'];
-  const baseUrlFile = dataFile(env, BASE_URL_FILE);
+  const baseUrlFile = describeDataFile(dataDir, BASE_URL_FILE);
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
@@ -85,7 +80,7 @@ function remedy(target: ApiTarget): string {
     case 'file':
       return `the service that wrote ${target.baseUrlFile} is no longer running there: start it again (npm start), or ${set}`;
     case 'default':
-      return `no running service wrote ${target.baseUrlFile}: start one here (npm start), or ${set}`;
+      return `no running service wrote ${target.baseUrlFile}: start one (npm start), or ${set}`;
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { SANDBOX_URL_FILE } from '../core/embedded/base-url-file';
 import { VpsNetworkError } from '../sdk/errors';
-import { dataFile, readDataFile } from './api-client';
+import { describeDataFile, findDataDir, readDataFile } from './data-dir';
 import { UsageError } from './usage-error';
 
 /** The emulator answers on the same machine or network: a call that takes this long is not answered. */
@@ -29,20 +29,21 @@ export interface SandboxTarget {
 }
 
 export function sandboxTarget(flag: string | undefined, serviceUrl: string, env: NodeJS.ProcessEnv = process.env): SandboxTarget {
-  const fromFile = readDataFile(env, SANDBOX_URL_FILE);
+  const dataDir = findDataDir(env);
+  const fromFile = readDataFile(dataDir, SANDBOX_URL_FILE);
   const [url, from] =
     flag !== undefined
       ? [flag, '--sandbox-url']
       : env.VPS_SANDBOX_URL
         ? [env.VPS_SANDBOX_URL, 'VPS_SANDBOX_URL']
         : fromFile
-          ? [fromFile, dataFile(env, SANDBOX_URL_FILE)]
+          ? [fromFile, describeDataFile(dataDir, SANDBOX_URL_FILE)]
           : [undefined, ''];
   if (url === undefined) {
     throw new NoEmulatorError(
       `no sandbox emulator is known for ${serviceUrl}: vps trigger makes platform events in the emulator that stands in for ` +
         `the platform, and a production service has none (its events come from the platform only). A service started here ` +
-        `with npm start writes its emulator's address to ${dataFile(env, SANDBOX_URL_FILE)}; for an emulator elsewhere pass ` +
+        `with npm start writes its emulator's address to ${describeDataFile(dataDir, SANDBOX_URL_FILE)}; for an emulator elsewhere pass ` +
         `--sandbox-url or set VPS_SANDBOX_URL`,
     );
   }

@@ -72,13 +72,13 @@ export interface RenderedError {
 
 /**
  * The answer of a process that is stopping, or whose core cannot be reached for a moment: the
- * spec's table has no code for "unavailable", so it is 5000 with HTTP 503 and Retry-After, which
- * load balancers and HTTP clients retry, and data.retryable for clients that read only the envelope.
+ * spec's table has no code for "unavailable", so it is 5000, with the HTTP status the table gives
+ * 5000 (500), and what tells it from a bug: Retry-After, and data.retryable, which the SDK retries.
  */
 export const UNAVAILABLE: RenderedError = {
   code: 5000,
   message: 'the service is briefly unavailable (an instance restarting); retry after the Retry-After seconds',
-  httpStatus: 503,
+  httpStatus: ERROR_CODES[5000].http,
   retryAfterSeconds: 1,
   data: { retryable: true },
 };

@@ -2,7 +2,7 @@
 # Makes this machine ready for the test suite: a Node.js as new as package.json's engines (npm ci
 # installs it on Linux x64; see node.sh), the local Postgres server running, the Temporal CLI and
 # MinIO present (each built once from its Go module if absent), Debian's Chromium for the browser
-# tests, and the RPC code generated.
+# tests, the RPC code generated, and the SDK and CLI packages built (sdk/dist, cli/dist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,3 +46,4 @@ if [ "${#packages[@]}" -gt 0 ]; then
 fi
 
 npx --no-install buf generate
+node scripts/build-packages.cjs

@@ -1,13 +1,8 @@
 /**
- * One /v1 route as the client sees it: method, path, and the types of its input and data, taken
- * from the gateway's own route schemas (type-only imports, so the client carries no server code).
+ * One /v1 route as the client sees it: method, path, and the types of its input and data (from
+ * api-types.ts, generated from the gateway's route schemas, so the client carries no server code).
  */
-import type { Static, TSchema } from '@sinclair/typebox';
-
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-/** The JSON a schema describes. */
-export type Json<T extends TSchema> = Static<T>;
 
 /** What a route takes and gives. `params` fill the path's `:name` segments. */
 export interface Shape {

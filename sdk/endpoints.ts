@@ -1,10 +1,22 @@
 /**
  * Every /v1 route the client calls, grouped as the client's methods are: client.videos.list is
- * ENDPOINTS.videos.list. The types come from the gateway's route schemas (type-only imports), so a
+ * ENDPOINTS.videos.list. The types are api-types.ts, generated from the gateway's route schemas, so a
  * field added to a route is a field of the client; a test checks that every route is here. The one
  * route left out is GET /v1/events/stream, a Server-Sent Events stream rather than one envelope.
  */
 import type {
+  AccountInsightsJson,
+  AccountInsightsQuery,
+  AccountQuery,
+  AutoMessageCreateBody,
+  AutoMessageDeleteBody,
+  AutoMessageGetBody,
+  AutoMessageSortBody,
+  AutoMessageStatusBody,
+  AutoMessageUpdateBody,
+  BenchmarkJson,
+  BenchmarkQuery,
+  CapabilitiesQuery,
   CommentCreateBody,
   CommentCreatedJson,
   CommentDeleteBody,
@@ -14,97 +26,73 @@ import type {
   CommentPageJson,
   CommentReplyCreateBody,
   CommentReplyListQuery,
-  EmptyJson,
-} from '../gateway/schemas/comments';
-import type {
+  ConversationListQuery,
+  CreatedWebhookEndpointJson,
+  CreateWebhookEndpointBody,
+  DeletedEndpointJson,
   DeliveryPageJson,
+  EmptyActionBody,
+  EmptyJson,
+  EndpointIdParams,
   EventIdParams,
   EventJson,
   EventPageJson,
-  ListDeliveriesQuery,
-  ListEventsQuery,
-  RedeliverBody,
-  RedeliveriesJson,
-} from '../gateway/schemas/events';
-import type {
-  AccountInsightsJson,
-  AccountInsightsQuery,
-  AccountQuery,
-  BenchmarkJson,
-  BenchmarkQuery,
-  LegacyPostStatsQuery,
-  VideoInsightsJson,
-  VideoInsightsQuery,
-  VideoSettingsJson,
-} from '../gateway/schemas/insights';
-import type {
-  AutoMessageCreateBody,
-  AutoMessageDeleteBody,
-  AutoMessageGetBody,
-  AutoMessageSortBody,
-  AutoMessageStatusBody,
-  AutoMessageUpdateBody,
-  CapabilitiesQuery,
-  ConversationListQuery,
   FlatJson,
+  HashtagQuery,
+  LegacyPostStatsQuery,
+  LegacyPublishStatusQuery,
+  LegacyVideoPublishBody,
+  ListDeliveriesQuery,
+  ListedWebhookEndpointJson,
+  ListEventsQuery,
+  ListRecordsQuery,
+  ListVideosQuery,
+  LocationQuery,
   MediaDownloadBody,
   MediaDownloadJson,
   MediaUploadJson,
   MessageListQuery,
   MessageMediaUploadFields,
-  SendMessageBody,
-} from '../gateway/schemas/messages';
-import type { PrecheckIdParams, PrecheckJson, SubmitPrecheckBody } from '../gateway/schemas/prechecks';
-import type {
-  HashtagQuery,
-  LegacyPublishStatusQuery,
-  LegacyVideoPublishBody,
-  ListRecordsQuery,
-  LocationQuery,
+  MultipartUploadFields,
+  MusicPageJson,
+  MusicSearchBody,
   PassThroughJson,
+  PhotoJson,
   PhotoPublishBody,
+  PhotoUploadFields,
+  PrecheckIdParams,
+  PrecheckJson,
+  ProductPageJson,
+  ProductQueryBody,
   PublishRecordJson,
   PublishStatusJson,
   PublishStatusQuery,
   RecordPageJson,
+  RecoveredJson,
+  RecoverEndpointBody,
+  RedeliverBody,
+  RedeliveriesJson,
+  RemoteUploadBody,
+  RotateSecretBody,
+  SeatJson,
+  SendMessageBody,
   ShopPublishBody,
   ShopPublishJson,
   ShopPublishStatusQuery,
-  VideoPublishBody,
-} from '../gateway/schemas/publishing';
-import type { SeatJson } from '../gateway/schemas/seats';
-import type {
-  MusicPageJson,
-  MusicSearchBody,
-  PhotoJson,
-  PhotoUploadFields,
-  ProductPageJson,
-  ProductQueryBody,
-} from '../gateway/schemas/shop-catalog';
-import type {
-  ListVideosQuery,
-  MultipartUploadFields,
-  RemoteUploadBody,
-  UploadedVideoJson,
-  VideoIdParams,
-  VideoJson,
-  VideoPageJson,
-} from '../gateway/schemas/videos';
-import type {
-  CreatedWebhookEndpointJson,
-  CreateWebhookEndpointBody,
-  DeletedEndpointJson,
-  EmptyActionBody,
-  EndpointIdParams,
-  ListedWebhookEndpointJson,
-  RecoverEndpointBody,
-  RecoveredJson,
-  RotateSecretBody,
+  SubmitPrecheckBody,
   TestEventJson,
   UpdateWebhookEndpointBody,
+  UploadedVideoJson,
+  VideoIdParams,
+  VideoInsightsJson,
+  VideoInsightsQuery,
+  VideoJson,
+  VideoPageJson,
+  VideoPublishBody,
+  VideoSettingsJson,
   WebhookEndpointJson,
-} from '../gateway/schemas/webhook-endpoints';
-import { endpoint, type FileAnswer, type Json, type UploadFile } from './endpoint';
+} from './api-types';
+import { endpoint, type FileAnswer, type UploadFile } from './endpoint';
 
 const BUSINESS = '/v1/vplat/v1.3/business';
 const COMMENT = `${BUSINESS}/comment`;
@@ -116,179 +104,134 @@ type Fields<T> = Omit<T, 'file'>;
 
 export const ENDPOINTS = {
   seats: {
-    list: endpoint<{ data: Items<Json<typeof SeatJson>> }>('GET', '/v1/seats'),
+    list: endpoint<{ data: Items<SeatJson> }>('GET', '/v1/seats'),
   },
   videos: {
-    list: endpoint<{ query?: Json<typeof ListVideosQuery>; data: Json<typeof VideoPageJson> }>('GET', '/v1/videos'),
-    get: endpoint<{ params: Json<typeof VideoIdParams>; data: Json<typeof VideoJson> }>('GET', '/v1/videos/:id'),
-    delete: endpoint<{ params: Json<typeof VideoIdParams>; data: Json<typeof VideoJson> }>('DELETE', '/v1/videos/:id'),
+    list: endpoint<{ query?: ListVideosQuery; data: VideoPageJson }>('GET', '/v1/videos'),
+    get: endpoint<{ params: VideoIdParams; data: VideoJson }>('GET', '/v1/videos/:id'),
+    delete: endpoint<{ params: VideoIdParams; data: VideoJson }>('DELETE', '/v1/videos/:id'),
     /** A direct upload: the file streams from disk (or memory, or a stream) with progress. */
-    upload: endpoint<{ fields: Fields<Json<typeof MultipartUploadFields>>; file: UploadFile; data: Json<typeof UploadedVideoJson> }>(
-      'POST',
-      '/v1/videos',
-      { upload: true },
-    ),
+    upload: endpoint<{ fields: Fields<MultipartUploadFields>; file: UploadFile; data: UploadedVideoJson }>('POST', '/v1/videos', {
+      upload: true,
+    }),
     /** A remote upload: the service fetches sourceUrl in a workflow. */
-    uploadFromUrl: endpoint<{ body: Json<typeof RemoteUploadBody>; data: Json<typeof UploadedVideoJson> }>('POST', '/v1/videos'),
+    uploadFromUrl: endpoint<{ body: RemoteUploadBody; data: UploadedVideoJson }>('POST', '/v1/videos'),
   },
   publish: {
-    video: endpoint<{ body: Json<typeof VideoPublishBody>; data: Json<typeof PublishRecordJson> }>('POST', `${BUSINESS}/video/publish`),
+    video: endpoint<{ body: VideoPublishBody; data: PublishRecordJson }>('POST', `${BUSINESS}/video/publish`),
     /** Deprecated (removal in 1.6.x): the older route, with accountId. */
-    videoLegacy: endpoint<{ body: Json<typeof LegacyVideoPublishBody>; data: Json<typeof PublishRecordJson> }>('POST', '/v1/publish/vplat'),
-    photo: endpoint<{ body: Json<typeof PhotoPublishBody>; data: Json<typeof PublishRecordJson> }>('POST', `${BUSINESS}/photo/publish`),
+    videoLegacy: endpoint<{ body: LegacyVideoPublishBody; data: PublishRecordJson }>('POST', '/v1/publish/vplat'),
+    photo: endpoint<{ body: PhotoPublishBody; data: PublishRecordJson }>('POST', `${BUSINESS}/photo/publish`),
     /** A shop post; a retry first asks /v1/publish/records for the earlier attempt. */
-    shop: endpoint<{ body: Json<typeof ShopPublishBody>; data: Json<typeof ShopPublishJson> }>('POST', '/v1/publish/tts', {
+    shop: endpoint<{ body: ShopPublishBody; data: ShopPublishJson }>('POST', '/v1/publish/tts', {
       checkEarlierAttempt: true,
     }),
-    status: endpoint<{ query: Json<typeof PublishStatusQuery>; data: Json<typeof PublishStatusJson> }>('GET', `${BUSINESS}/publish/status`),
+    status: endpoint<{ query: PublishStatusQuery; data: PublishStatusJson }>('GET', `${BUSINESS}/publish/status`),
     /** Deprecated (removal in 1.6.x): use status with publishId. */
-    statusLegacy: endpoint<{ query: Json<typeof LegacyPublishStatusQuery>; data: Json<typeof PublishStatusJson> }>(
-      'GET',
-      '/v1/publish/vplat/status',
-    ),
-    shopStatus: endpoint<{ query: Json<typeof ShopPublishStatusQuery>; data: Json<typeof PublishStatusJson> }>(
-      'GET',
-      '/v1/publish/tts/status',
-    ),
-    records: endpoint<{ query?: Json<typeof ListRecordsQuery>; data: Json<typeof RecordPageJson> }>('GET', '/v1/publish/records'),
-    hashtags: endpoint<{ query: Json<typeof HashtagQuery>; data: Json<typeof PassThroughJson> }>('GET', `${BUSINESS}/hashtag/suggestion`),
-    locations: endpoint<{ query: Json<typeof LocationQuery>; data: Json<typeof PassThroughJson> }>('GET', `${BUSINESS}/publish/location`),
+    statusLegacy: endpoint<{ query: LegacyPublishStatusQuery; data: PublishStatusJson }>('GET', '/v1/publish/vplat/status'),
+    shopStatus: endpoint<{ query: ShopPublishStatusQuery; data: PublishStatusJson }>('GET', '/v1/publish/tts/status'),
+    records: endpoint<{ query?: ListRecordsQuery; data: RecordPageJson }>('GET', '/v1/publish/records'),
+    hashtags: endpoint<{ query: HashtagQuery; data: PassThroughJson }>('GET', `${BUSINESS}/hashtag/suggestion`),
+    locations: endpoint<{ query: LocationQuery; data: PassThroughJson }>('GET', `${BUSINESS}/publish/location`),
   },
   prechecks: {
     /** Counts against the account's daily pre-check quota (2002 when used up). */
-    create: endpoint<{ body: Json<typeof SubmitPrecheckBody>; data: Json<typeof PrecheckJson> }>('POST', '/v1/publish/tts/precheck'),
-    get: endpoint<{ params: Json<typeof PrecheckIdParams>; data: Json<typeof PrecheckJson> }>('GET', '/v1/publish/tts/precheck/:taskId'),
+    create: endpoint<{ body: SubmitPrecheckBody; data: PrecheckJson }>('POST', '/v1/publish/tts/precheck'),
+    get: endpoint<{ params: PrecheckIdParams; data: PrecheckJson }>('GET', '/v1/publish/tts/precheck/:taskId'),
   },
   shop: {
-    products: endpoint<{ body: Json<typeof ProductQueryBody>; data: Json<typeof ProductPageJson> }>('POST', '/v1/products/query'),
-    music: endpoint<{ body: Json<typeof MusicSearchBody>; data: Json<typeof MusicPageJson> }>('POST', '/v1/music/search'),
+    products: endpoint<{ body: ProductQueryBody; data: ProductPageJson }>('POST', '/v1/products/query'),
+    music: endpoint<{ body: MusicSearchBody; data: MusicPageJson }>('POST', '/v1/music/search'),
     /** A cover photo for a shop post: its photoUri is the post's coverUri. */
-    photos: endpoint<{ fields: Fields<Json<typeof PhotoUploadFields>>; file: UploadFile; data: Json<typeof PhotoJson> }>(
-      'POST',
-      '/v1/photos',
-      { upload: true },
-    ),
+    photos: endpoint<{ fields: Fields<PhotoUploadFields>; file: UploadFile; data: PhotoJson }>('POST', '/v1/photos', { upload: true }),
   },
   comments: {
-    list: endpoint<{ query: Json<typeof CommentListQuery>; data: Json<typeof CommentPageJson> }>('GET', `${COMMENT}/list`),
-    replies: endpoint<{ query: Json<typeof CommentReplyListQuery>; data: Json<typeof CommentPageJson> }>('GET', `${COMMENT}/reply/list`),
-    create: endpoint<{ body: Json<typeof CommentCreateBody>; data: Json<typeof CommentCreatedJson> }>('POST', `${COMMENT}/create`),
-    reply: endpoint<{ body: Json<typeof CommentReplyCreateBody>; data: Json<typeof CommentCreatedJson> }>(
-      'POST',
-      `${COMMENT}/reply/create`,
-    ),
-    like: endpoint<{ body: Json<typeof CommentLikeBody>; data: Json<typeof EmptyJson> }>('POST', `${COMMENT}/like`),
-    hide: endpoint<{ body: Json<typeof CommentHideBody>; data: Json<typeof EmptyJson> }>('POST', `${COMMENT}/hide`),
-    delete: endpoint<{ body: Json<typeof CommentDeleteBody>; data: Json<typeof EmptyJson> }>('POST', `${COMMENT}/delete`),
+    list: endpoint<{ query: CommentListQuery; data: CommentPageJson }>('GET', `${COMMENT}/list`),
+    replies: endpoint<{ query: CommentReplyListQuery; data: CommentPageJson }>('GET', `${COMMENT}/reply/list`),
+    create: endpoint<{ body: CommentCreateBody; data: CommentCreatedJson }>('POST', `${COMMENT}/create`),
+    reply: endpoint<{ body: CommentReplyCreateBody; data: CommentCreatedJson }>('POST', `${COMMENT}/reply/create`),
+    like: endpoint<{ body: CommentLikeBody; data: EmptyJson }>('POST', `${COMMENT}/like`),
+    hide: endpoint<{ body: CommentHideBody; data: EmptyJson }>('POST', `${COMMENT}/hide`),
+    delete: endpoint<{ body: CommentDeleteBody; data: EmptyJson }>('POST', `${COMMENT}/delete`),
   },
   messages: {
-    conversations: endpoint<{ query: Json<typeof ConversationListQuery>; data: Json<typeof FlatJson> }>(
-      'GET',
-      `${MESSAGE}/conversation/list`,
-    ),
-    list: endpoint<{ query: Json<typeof MessageListQuery>; data: Json<typeof FlatJson> }>('GET', `${MESSAGE}/content/list`),
-    send: endpoint<{ body: Json<typeof SendMessageBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/send`),
-    capabilities: endpoint<{ query: Json<typeof CapabilitiesQuery>; data: Json<typeof FlatJson> }>('GET', `${MESSAGE}/capabilities/get`),
+    conversations: endpoint<{ query: ConversationListQuery; data: FlatJson }>('GET', `${MESSAGE}/conversation/list`),
+    list: endpoint<{ query: MessageListQuery; data: FlatJson }>('GET', `${MESSAGE}/content/list`),
+    send: endpoint<{ body: SendMessageBody; data: FlatJson }>('POST', `${MESSAGE}/send`),
+    capabilities: endpoint<{ query: CapabilitiesQuery; data: FlatJson }>('GET', `${MESSAGE}/capabilities/get`),
     /** An image for imageMediaId of send (JPG or PNG, at most 3 MB). */
-    uploadMedia: endpoint<{ fields: Fields<Json<typeof MessageMediaUploadFields>>; file: UploadFile; data: Json<typeof MediaUploadJson> }>(
+    uploadMedia: endpoint<{ fields: Fields<MessageMediaUploadFields>; file: UploadFile; data: MediaUploadJson }>(
       'POST',
       `${MESSAGE}/media/upload`,
       { upload: true },
     ),
-    downloadMedia: endpoint<{ body: Json<typeof MediaDownloadBody>; data: Json<typeof MediaDownloadJson> }>(
-      'POST',
-      `${MESSAGE}/media/download`,
-    ),
+    downloadMedia: endpoint<{ body: MediaDownloadBody; data: MediaDownloadJson }>('POST', `${MESSAGE}/media/download`),
     /** The media's bytes, fetched by the service with the account's token. */
-    fetchMedia: endpoint<{ query: Json<typeof MediaDownloadBody>; data: FileAnswer }>('GET', `${MESSAGE}/media/content`, {
+    fetchMedia: endpoint<{ query: MediaDownloadBody; data: FileAnswer }>('GET', `${MESSAGE}/media/content`, {
       answersFile: true,
     }),
     autoMessages: {
-      get: endpoint<{ body: Json<typeof AutoMessageGetBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/get`),
-      create: endpoint<{ body: Json<typeof AutoMessageCreateBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/create`),
-      update: endpoint<{ body: Json<typeof AutoMessageUpdateBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/update`),
-      delete: endpoint<{ body: Json<typeof AutoMessageDeleteBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/delete`),
-      sort: endpoint<{ body: Json<typeof AutoMessageSortBody>; data: Json<typeof FlatJson> }>('POST', `${MESSAGE}/auto_message/sort`),
-      setStatus: endpoint<{ body: Json<typeof AutoMessageStatusBody>; data: Json<typeof FlatJson> }>(
-        'POST',
-        `${MESSAGE}/auto_message/status/update`,
-      ),
+      get: endpoint<{ body: AutoMessageGetBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/get`),
+      create: endpoint<{ body: AutoMessageCreateBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/create`),
+      update: endpoint<{ body: AutoMessageUpdateBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/update`),
+      delete: endpoint<{ body: AutoMessageDeleteBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/delete`),
+      sort: endpoint<{ body: AutoMessageSortBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/sort`),
+      setStatus: endpoint<{ body: AutoMessageStatusBody; data: FlatJson }>('POST', `${MESSAGE}/auto_message/status/update`),
     },
   },
   insights: {
-    account: endpoint<{ query: Json<typeof AccountInsightsQuery>; data: Json<typeof AccountInsightsJson> }>('GET', `${BUSINESS}/get`),
-    videos: endpoint<{ query: Json<typeof VideoInsightsQuery>; data: Json<typeof VideoInsightsJson> }>('GET', `${BUSINESS}/video/list`),
+    account: endpoint<{ query: AccountInsightsQuery; data: AccountInsightsJson }>('GET', `${BUSINESS}/get`),
+    videos: endpoint<{ query: VideoInsightsQuery; data: VideoInsightsJson }>('GET', `${BUSINESS}/video/list`),
     /** Deprecated (removal in 1.6.x): use videos with videoIds. */
-    postStatsLegacy: endpoint<{ query: Json<typeof LegacyPostStatsQuery>; data: Json<typeof VideoInsightsJson> }>(
-      'GET',
-      '/v1/publish/stats',
-    ),
-    benchmark: endpoint<{ query: Json<typeof BenchmarkQuery>; data: Json<typeof BenchmarkJson> }>('GET', `${BUSINESS}/benchmark`),
-    videoSettings: endpoint<{ query: Json<typeof AccountQuery>; data: Json<typeof VideoSettingsJson> }>(
-      'GET',
-      `${BUSINESS}/video/settings`,
-    ),
+    postStatsLegacy: endpoint<{ query: LegacyPostStatsQuery; data: VideoInsightsJson }>('GET', '/v1/publish/stats'),
+    benchmark: endpoint<{ query: BenchmarkQuery; data: BenchmarkJson }>('GET', `${BUSINESS}/benchmark`),
+    videoSettings: endpoint<{ query: AccountQuery; data: VideoSettingsJson }>('GET', `${BUSINESS}/video/settings`),
   },
   webhooks: {
-    create: endpoint<{ body: Json<typeof CreateWebhookEndpointBody>; data: Json<typeof CreatedWebhookEndpointJson> }>(
-      'POST',
-      '/v1/webhook-endpoints',
-    ),
-    list: endpoint<{ data: Items<Json<typeof ListedWebhookEndpointJson>> }>('GET', '/v1/webhook-endpoints'),
-    get: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof ListedWebhookEndpointJson> }>(
-      'GET',
-      '/v1/webhook-endpoints/:id',
-    ),
+    create: endpoint<{ body: CreateWebhookEndpointBody; data: CreatedWebhookEndpointJson }>('POST', '/v1/webhook-endpoints'),
+    list: endpoint<{ data: Items<ListedWebhookEndpointJson> }>('GET', '/v1/webhook-endpoints'),
+    get: endpoint<{ params: EndpointIdParams; data: ListedWebhookEndpointJson }>('GET', '/v1/webhook-endpoints/:id'),
     /** Changes the fields given (url, eventTypes, description, enabled); the secret stays. */
     update: endpoint<{
-      params: Json<typeof EndpointIdParams>;
-      body: Json<typeof UpdateWebhookEndpointBody>;
-      data: Json<typeof ListedWebhookEndpointJson>;
+      params: EndpointIdParams;
+      body: UpdateWebhookEndpointBody;
+      data: ListedWebhookEndpointJson;
     }>('PATCH', '/v1/webhook-endpoints/:id'),
-    delete: endpoint<{ params: Json<typeof EndpointIdParams>; data: Json<typeof DeletedEndpointJson> }>(
-      'DELETE',
-      '/v1/webhook-endpoints/:id',
-    ),
+    delete: endpoint<{ params: EndpointIdParams; data: DeletedEndpointJson }>('DELETE', '/v1/webhook-endpoints/:id'),
     /** The new secret is in the answer, once; `oldSecretExpiresInSeconds: 0` stops the old one signing at once. */
     rotateSecret: endpoint<{
-      params: Json<typeof EndpointIdParams>;
-      body?: Json<typeof RotateSecretBody>;
-      data: Json<typeof CreatedWebhookEndpointJson>;
+      params: EndpointIdParams;
+      body?: RotateSecretBody;
+      data: CreatedWebhookEndpointJson;
     }>('POST', '/v1/webhook-endpoints/:id/rotate-secret'),
     enable: endpoint<{
-      params: Json<typeof EndpointIdParams>;
-      body?: Json<typeof EmptyActionBody>;
-      data: Json<typeof WebhookEndpointJson>;
+      params: EndpointIdParams;
+      body?: EmptyActionBody;
+      data: WebhookEndpointJson;
     }>('POST', '/v1/webhook-endpoints/:id/enable'),
-    test: endpoint<{ params: Json<typeof EndpointIdParams>; body?: Json<typeof EmptyActionBody>; data: Json<typeof TestEventJson> }>(
-      'POST',
-      '/v1/webhook-endpoints/:id/test',
-    ),
-    recover: endpoint<{ params: Json<typeof EndpointIdParams>; body: Json<typeof RecoverEndpointBody>; data: Json<typeof RecoveredJson> }>(
+    test: endpoint<{ params: EndpointIdParams; body?: EmptyActionBody; data: TestEventJson }>('POST', '/v1/webhook-endpoints/:id/test'),
+    recover: endpoint<{ params: EndpointIdParams; body: RecoverEndpointBody; data: RecoveredJson }>(
       'POST',
       '/v1/webhook-endpoints/:id/recover',
     ),
     deliveries: endpoint<{
-      params: Json<typeof EndpointIdParams>;
-      query?: Json<typeof ListDeliveriesQuery>;
-      data: Json<typeof DeliveryPageJson>;
+      params: EndpointIdParams;
+      query?: ListDeliveriesQuery;
+      data: DeliveryPageJson;
     }>('GET', '/v1/webhook-endpoints/:id/deliveries'),
   },
   events: {
-    list: endpoint<{ query?: Json<typeof ListEventsQuery>; data: Json<typeof EventPageJson> }>('GET', '/v1/events'),
-    get: endpoint<{ params: Json<typeof EventIdParams>; data: Json<typeof EventJson> }>('GET', '/v1/events/:id'),
-    redeliver: endpoint<{ params: Json<typeof EventIdParams>; body?: Json<typeof RedeliverBody>; data: Json<typeof RedeliveriesJson> }>(
-      'POST',
-      '/v1/events/:id/redeliver',
-    ),
+    list: endpoint<{ query?: ListEventsQuery; data: EventPageJson }>('GET', '/v1/events'),
+    get: endpoint<{ params: EventIdParams; data: EventJson }>('GET', '/v1/events/:id'),
+    redeliver: endpoint<{ params: EventIdParams; body?: RedeliverBody; data: RedeliveriesJson }>('POST', '/v1/events/:id/redeliver'),
     deliveries: endpoint<{
-      params: Json<typeof EventIdParams>;
-      query?: Json<typeof ListDeliveriesQuery>;
-      data: Json<typeof DeliveryPageJson>;
+      params: EventIdParams;
+      query?: ListDeliveriesQuery;
+      data: DeliveryPageJson;
     }>('GET', '/v1/events/:id/deliveries'),
   },
   deliveries: {
     /** Every endpoint's deliveries, newest first; the same filters as one endpoint's log. */
-    list: endpoint<{ query?: Json<typeof ListDeliveriesQuery>; data: Json<typeof DeliveryPageJson> }>('GET', '/v1/deliveries'),
+    list: endpoint<{ query?: ListDeliveriesQuery; data: DeliveryPageJson }>('GET', '/v1/deliveries'),
   },
 } as const;

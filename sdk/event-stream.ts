@@ -6,8 +6,7 @@
  * listener stops instead of looping; a rate limit (2002) waits for Retry-After; 5xx answers and
  * network failures back off exponentially and try again, without a limit, as EventSource does.
  */
-import type { EventJson } from '../gateway/schemas/events';
-import type { Json } from './endpoint';
+import type { EventJson } from './api-types';
 import { isEnvelope, parseRetryAfter, VpsApiError, VpsNetworkError } from './errors';
 
 /**
@@ -114,7 +113,7 @@ export class SseParser {
 }
 
 /** One event off the stream: the event object, exactly the shape of a push body. */
-export type StreamedEvent = Json<typeof EventJson>;
+export type StreamedEvent = EventJson;
 
 export type StreamState =
   | { state: 'connected'; resumedAfter: string | undefined }

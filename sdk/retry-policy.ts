@@ -1,7 +1,9 @@
 /**
  * The spec's retry policy, as one pure function so the client, the CLI and the tests share it:
- * 2002 waits for Retry-After, 3002 and a 3001 the service marks retryable back off exponentially,
- * each at most `maxRetries` times; 1001 to 2007, 5000 and a 3001 for the material itself (a content
+ * 2002 waits for Retry-After; 3002 and any other answer the service marks `data.retryable: true`
+ * (a transient 3001, a 5000 from an instance stopping or the media store briefly out) back off
+ * exponentially, no sooner than their Retry-After; each kind at most its `max…Retries` times.
+ * 1001 to 2007, a 5000 not marked retryable (a bug) and a 3001 for the material itself (a content
  * violation, a bad request: `retryable: false`) are never retried. A network failure is retried like
  * a transient failure, which is safe because every write carries an Idempotency-Key.
  */
@@ -10,7 +12,7 @@ import { VpsApiError, VpsNetworkError } from './errors';
 export interface RetryPolicy {
   /** Retries after 2002 (rate limit or quota), each after Retry-After. The spec: 3. */
   maxRateLimitRetries: number;
-  /** Retries after 3002, a transient 3001 or a network failure. The spec: 3. */
+  /** Retries after 3002, an answer marked retryable or a network failure. The spec: 3. */
   maxTransientRetries: number;
   /** First backoff; doubles per retry, with full jitter over its upper half. */
   baseDelayMs: number;
@@ -35,12 +37,16 @@ export interface RetryCounts {
 
 export type RetryDecision = { retry: false; why: string } | { retry: true; kind: keyof RetryCounts; delayMs: number };
 
-/** Whether the service said a retry can help: 3002 always, 3001 only when marked retryable. */
+/**
+ * Whether a retry can help: 3002 always; otherwise only when the service marks the answer
+ * `data.retryable: true`, and never for 1001 to 2007, which only a changed request passes.
+ */
 export function isTransient(err: unknown): boolean {
   if (err instanceof VpsNetworkError) return true;
   if (!(err instanceof VpsApiError)) return false;
   if (err.code === 3002) return true;
-  return err.code === 3001 && err.data.retryable === true;
+  if (err.code >= 1001 && err.code <= 2007) return false;
+  return err.data.retryable === true;
 }
 
 export function decideRetry(err: unknown, counts: RetryCounts, policy: RetryPolicy, random: () => number = Math.random): RetryDecision {
@@ -55,7 +61,7 @@ export function decideRetry(err: unknown, counts: RetryCounts, policy: RetryPoli
   if (isTransient(err)) {
     if (counts.transient >= policy.maxTransientRetries) return { retry: false, why: `still failing after ${counts.transient} retries` };
     const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** counts.transient);
-    // The platform's own pause (a throttled 3001), when the service passes it on.
+    // The service's own pause: the platform's for a throttled 3001, its own for a 5000 while it restarts.
     const hintSeconds = err instanceof VpsApiError ? err.retryAfterSeconds : undefined;
     const serverHint = (hintSeconds ?? 0) * 1_000;
     if (serverHint > policy.maxRetryAfterMs) return { retry: false, why: `Retry-After ${hintSeconds} s is longer than the client waits` };

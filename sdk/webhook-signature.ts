@@ -17,11 +17,10 @@
  * the same header (docs/decisions/webhook-delivery.md, "Verifying pushes"), which checks both from outside.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { EventJson } from '../gateway/schemas/events';
-import type { Json } from './endpoint';
+import type { EventJson } from './api-types';
 
 /** A push's body: the same shape as GET /v1/events items and streamed events. */
-export type WebhookEvent = Json<typeof EventJson>;
+export type WebhookEvent = EventJson;
 
 /** The push's signature header, lower case as Node's `req.headers` spells it. */
 export const SIGNATURE_HEADER = 'x-service-signature';

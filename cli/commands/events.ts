@@ -1,11 +1,10 @@
 /** `vps events list|redeliver`: pulled events (the reconciliation fallback) and redelivery. */
 import { Command } from 'commander';
-import type { DeliveryJson, EventJson } from '../../gateway/schemas/events';
-import type { Json } from '../../sdk/endpoint';
+import type { DeliveryJson, EventJson } from '../../sdk/api-types';
 import type { View } from '../output';
 import { apiCommand, onApi, queryOf, withPaging } from './api-command';
 
-const EVENT_VIEW: View<Json<typeof EventJson>> = [
+const EVENT_VIEW: View<EventJson> = [
   { header: 'id', value: (e) => e.id },
   { header: 'type', value: (e) => e.type },
   { header: 'seat', value: (e) => e.seat_id },

@@ -10,5 +10,14 @@ import { videosCommand } from './videos';
 import { webhooksCommand } from './webhooks';
 
 export function apiCommands(): Command[] {
-  return [seatsCommand(), videosCommand(), publishCommand(), statusCommand(), recordsCommand(), webhooksCommand(), eventsCommand(), triggerCommand()];
+  return [
+    seatsCommand(),
+    videosCommand(),
+    publishCommand(),
+    statusCommand(),
+    recordsCommand(),
+    webhooksCommand(),
+    eventsCommand(),
+    triggerCommand(),
+  ];
 }

@@ -1,6 +1,6 @@
 /** `vps records`: the publish records, a read-only snapshot (`vps status` refreshes one). */
 import type { Command } from 'commander';
-import type { PublishRecordJson } from '../../gateway/schemas/publishing';
+import type { PublishRecordJson } from '../../sdk/api-types';
 import type { View } from '../output';
 import { apiCommand, onApi, queryOf, withPaging } from './api-command';
 

@@ -1,6 +1,6 @@
 /** `vps seats`: the caller's seats and the accounts bound to them. */
 import type { Command } from 'commander';
-import type { SeatJson } from '../../gateway/schemas/seats';
+import type { SeatJson } from '../../sdk/api-types';
 import type { View } from '../output';
 import { apiCommand, onApi } from './api-command';
 

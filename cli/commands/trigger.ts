@@ -11,9 +11,8 @@
  * emulator that does not hold the seat's account, it says so and exits 5 without changing anything.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import type { SeatJson } from '../../gateway/schemas/seats';
+import type { SeatJson } from '../../sdk/api-types';
 import type { VpsClient } from '../../sdk/client';
-import type { Json } from '../../sdk/endpoint';
 import { streamEvents, type StreamedEvent } from '../../sdk/event-stream';
 import { SAMPLE_VIDEO_PATH } from '../../sandbox/sample-video';
 import { EXIT } from '../exit-codes';
@@ -22,7 +21,7 @@ import { control, emulatorAccount, NoEmulatorError, SandboxRefusal, sandboxTarge
 import { UsageError } from '../usage-error';
 import { apiCommand, onApi, positiveInt } from './api-command';
 
-type Seat = Json<typeof SeatJson>;
+type Seat = SeatJson;
 
 interface TriggerFlags {
   seat?: string;

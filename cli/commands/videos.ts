@@ -3,13 +3,12 @@
  * disk with a progress bar; `--source-url` has the service fetch it instead.
  */
 import { Command } from 'commander';
-import type { Json } from '../../sdk/endpoint';
-import type { VideoJson } from '../../gateway/schemas/videos';
+import type { VideoJson } from '../../sdk/api-types';
 import { uploadProgressText, type View } from '../output';
 import { UsageError } from '../usage-error';
 import { apiCommand, onApi, queryOf, withPaging } from './api-command';
 
-const VIDEO_VIEW: View<Json<typeof VideoJson>> = [
+const VIDEO_VIEW: View<VideoJson> = [
   { header: 'id', value: (v) => v.id },
   { header: 'status', value: (v) => v.status },
   { header: 'track', value: (v) => v.track },

@@ -6,8 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from 'commander';
-import type { DeliveryJson } from '../../gateway/schemas/events';
-import type { ListedWebhookEndpointJson } from '../../gateway/schemas/webhook-endpoints';
+import type { DeliveryJson, ListedWebhookEndpointJson } from '../../sdk/api-types';
 import type { VpsClient } from '../../sdk/client';
 import type { View } from '../output';
 import { apiCommand, collect, onApi, wholeNumber } from './api-command';

@@ -32,7 +32,7 @@ export class MediaNotFoundError extends Error {
 
 /**
  * The store could not be reached or refused the call for a reason of its own (not the caller's):
- * a transient condition the caller may retry, answered 503 with Retry-After.
+ * a transient condition the caller may retry, answered 5000 with Retry-After and data.retryable.
  */
 export class MediaStoreUnavailableError extends DependencyUnavailableError {
   constructor(message: string, options?: { cause?: unknown }) {

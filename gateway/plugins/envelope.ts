@@ -72,7 +72,8 @@ export function formatValidationErrors(errors: ErrorObject[], dataVar: string): 
 
 export function registerEnvelope(app: FastifyInstance, transport: Transport): void {
   // Requests that arrive while the server closes get the envelope (Fastify's own 503 body is not
-  // one), and the connection closes so the client's next try opens one to another instance.
+  // one): the retryable 5000, and the connection closes so the client's next try opens one to
+  // another instance.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

@@ -10,6 +10,7 @@ import path from 'node:path';
 // content-disposition, which the CommonJS test runner cannot require, for downloads we never make.
 import send, { type SendOptions } from '@fastify/send';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { httpStatusOf } from '../../core/errors';
 
 export const DEFAULT_CONSOLE_DIST = path.resolve(__dirname, '..', '..', 'console', 'dist');
 
@@ -84,16 +85,20 @@ async function sendFile(req: FastifyRequest, reply: FastifyReply, root: string, 
   return reply;
 }
 
-/** A gateway started before `scripts/build-console.sh` ran: say so plainly, to people and to programs. */
+/**
+ * A gateway started before `scripts/build-console.sh` ran: say so plainly, to people (a 503 page)
+ * and to programs (the envelope's 5000, with the status the spec's table gives it).
+ */
 function notBuilt(req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const message = 'The console is not built: run scripts/build-console.sh, then reload.';
-  void reply.code(503).header('cache-control', 'no-store').header('retry-after', '30');
+  void reply.header('cache-control', 'no-store').header('retry-after', '30');
   if (req.headers.accept?.includes('text/html')) {
     return reply
+      .code(503)
       .type('text/html; charset=utf-8')
       .send(
         `<!doctype html><html lang="en"><meta charset="utf-8"><title>Console not built</title><h1>Console not built</h1><p>${message}</p></html>`,
       );
   }
-  return reply.send({ code: 5000, message, data: {} });
+  return reply.code(httpStatusOf(5000)).send({ code: 5000, message, data: {} });
 }

@@ -1,8 +1,9 @@
 /**
  * `bin/vps` run directly starts on whatever `node` its `#!/usr/bin/env node` line finds: the
- * machine's own, which may be older than package.json's engines (Node 20 on these machines). It
- * then runs itself again on the project's Node, which `npm ci` installed in node_modules/.bin, or
- * says what is missing.
+ * machine's own, which may be older than package.json's engines (Node 20 on these machines). The
+ * client commands run the built CLI there when that Node is as new as cli/package.json's engines;
+ * `serve` and `admin`, the service's own code, run again on the project's Node, which `npm ci`
+ * installed in node_modules/.bin, or it says what is missing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -56,11 +57,23 @@ describe('bin/vps started by the machine’s own node', () => {
     return { code, signal, stdout, stderr, majors };
   }
 
-  it('runs on a Node as new as engines names: the project’s own when the machine’s is older', async () => {
+  it('runs the client commands on the machine’s Node when it is as new as the client’s engines, without starting another', async () => {
     const machine = machineNode();
+    const clientMajor = Number(
+      /^>=(\d+)/.exec(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cli', 'package.json'), 'utf8')).engines.node)![1],
+    );
+    expect(major(machine.version)).toBeGreaterThanOrEqual(clientMajor);
     const run = await finish(start(machine.path, path.join(REPO_ROOT, 'bin', 'vps'), ['--help']));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Usage: vps');
+    expect(run.majors).toEqual([major(machine.version)]);
+  }, 60_000);
+
+  it('runs serve and admin on a Node as new as engines names: the project’s own when the machine’s is older', async () => {
+    const machine = machineNode();
+    const run = await finish(start(machine.path, path.join(REPO_ROOT, 'bin', 'vps'), ['admin', '--help']));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: vps admin');
     const older = major(machine.version) < engineMajor();
     // Started by an older node, it ran once more on the project's Node; else only once, on the machine's.
     expect(run.majors).toEqual(older ? [major(machine.version), expect.any(Number)] : [major(machine.version)]);
@@ -109,7 +122,7 @@ describe('bin/vps started by the machine’s own node', () => {
     }
 
     it('says which Node it needs and what to do when there is none of its own', async () => {
-      const run = await finish(start(process.execPath, checkout('bare', false), ['--help']));
+      const run = await finish(start(process.execPath, checkout('bare', false), ['serve', '--help']));
       expect(run.code).toBe(1);
       expect(run.majors).toHaveLength(1);
       expect(run.stderr).toContain(`vps: needs Node.js ${major(process.version) + 1} or newer, and this is ${process.version}`);
@@ -117,7 +130,7 @@ describe('bin/vps started by the machine’s own node', () => {
     });
 
     it('runs again on its own Node once only, and stops there if that one is too old as well', async () => {
-      const run = await finish(start(process.execPath, checkout('stale', true), ['--help']));
+      const run = await finish(start(process.execPath, checkout('stale', true), ['serve', '--help']));
       expect(run.code).toBe(1);
       expect(run.majors).toHaveLength(2);
       expect(run.stderr).toContain(`vps: needs Node.js ${major(process.version) + 1} or newer`);

@@ -299,6 +299,14 @@ describe('vps API commands', () => {
       expect(res.json.items).toEqual([expect.objectContaining({ capabilityAccountId: account.openId })]);
     }, 120_000);
 
+    it('is found from any folder below the one that holds .data, as in a checkout', async () => {
+      const deep = path.join(home, 'docs', 'decisions');
+      fs.mkdirSync(deep, { recursive: true });
+      const res = await vpsIn(deep, ['seats']);
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(res.json.items).toEqual([expect.objectContaining({ capabilityAccountId: account.openId })]);
+    }, 120_000);
+
     it('gives way to VPS_BASE_URL, which gives way to --base-url', async () => {
       const nowhere = `http://127.0.0.1:${await freePort()}`;
       const [envOverFile, flagOverEnv] = await Promise.all([

@@ -13,8 +13,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventJson } from '../../gateway/schemas/events';
-import type { Json } from '../../sdk/endpoint';
+import type { EventJson } from '../../sdk/api-types';
 import { freePort } from '../../core/embedded/temporal-dev-server';
 import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
 import { streamEvents, type StreamState } from '../../sdk/event-stream';
@@ -26,7 +25,7 @@ import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpe
 import { createTenant, type Tenant } from '../helpers/stack';
 import { bindSandboxSeat, startWorkingStack, type WorkingStack } from '../helpers/working-stack';
 
-type EventObject = Json<typeof EventJson>;
+type EventObject = EventJson;
 
 /** Reconnects in a test's time: the default waits follow the service's `retry:` of 3 s. */
 const FAST_RECONNECT = ['--reconnect-initial-ms', '100', '--reconnect-max-ms', '400'];

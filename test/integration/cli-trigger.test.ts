@@ -9,9 +9,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventJson } from '../../gateway/schemas/events';
+import type { EventJson } from '../../sdk/api-types';
 import { subscribeToPlatformWebhooks } from '../../core/upstream/vplat/webhooks';
-import type { Json } from '../../sdk/endpoint';
 import { call } from '../helpers/http';
 import { cleanEnv, exitOf, spawnVps, type ChildHandle } from '../helpers/processes';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers';
@@ -19,7 +18,7 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { createTenant, type Tenant } from '../helpers/stack';
 import { bindSandboxSeat, startWorkingStack, type WorkingStack } from '../helpers/working-stack';
 
-type EventObject = Json<typeof EventJson>;
+type EventObject = EventJson;
 
 interface Result {
   code: number | null;

@@ -1,7 +1,8 @@
 /**
  * What a gateway answers when it cannot serve a request for a while: its core unreachable, or the
- * gateway itself closing. Both are the envelope with HTTP 503 and Retry-After, never Fastify's own
- * 503 body nor a bare 5000 / 500, so clients and load balancers retry elsewhere.
+ * gateway itself closing. Both are the envelope's 5000 with the HTTP status the spec's table gives
+ * it (500), Retry-After and data.retryable, never Fastify's own 503 body nor a bare 5000, so that
+ * clients tell it from a bug and retry; the SDK does so by itself.
  */
 import net from 'node:net';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { createLogger } from '../../core/logger';
 import { FolderMediaStore } from '../../core/media/folder-store';
 import { buildApp } from '../../gateway/app';
+import { createVpsClient, VpsApiError, type RetryInfo } from '../../sdk';
 
 /** A core that is closing: after `ms`, every call is answered 503, as Fastify's closing server does. */
 async function closingCore(ms: number): Promise<{ url: string; close(): Promise<void> }> {
@@ -70,12 +72,29 @@ describe('answers while unavailable', () => {
     await core.close();
   });
 
-  it('answers a request whose core is closing with 503, Retry-After and the envelope', async () => {
+  it("answers a request whose core is closing with the table's 500, Retry-After and the retryable envelope", async () => {
     const res = await fetch(`http://127.0.0.1:${port}/v1/seats`, { headers: { authorization: 'Bearer vps_test_key' } });
-    expect(res.status).toBe(503);
+    expect(res.status).toBe(500);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(await res.json()).toEqual({ code: 5000, message: expect.stringMatching(/briefly unavailable/), data: { retryable: true } });
   });
+
+  it('is retried by the SDK, after Retry-After each time, until its retries run out', async () => {
+    const retries: RetryInfo[] = [];
+    const client = createVpsClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'vps_test_key',
+      retry: { maxTransientRetries: 2, baseDelayMs: 10, maxDelayMs: 20 },
+      onRetry: (info) => retries.push(info),
+    });
+    const err = await client.seats.list().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VpsApiError);
+    expect(err).toMatchObject({ code: 5000, httpStatus: 500, retryAfterSeconds: 1, data: { retryable: true } });
+    expect(retries.map((r) => [r.kind, r.retry, r.delayMs, (r.error as VpsApiError).code])).toEqual([
+      ['transient', 1, 1_000, 5000],
+      ['transient', 2, 1_000, 5000],
+    ]);
+  }, 30_000);
 
   it('answers a request that reaches the gateway while it closes with the same envelope, and closes the connection', async () => {
     const closed = app.close();
@@ -84,7 +103,7 @@ describe('answers while unavailable', () => {
     const res = await fetch(`http://127.0.0.1:${port}/v1/seats`, { headers: { authorization: 'Bearer vps_test_key' } });
     releaseClose();
     await closed;
-    expect(res.status).toBe(503);
+    expect(res.status).toBe(500);
     expect(res.headers.get('connection')).toBe('close');
     expect(res.headers.get('retry-after')).toBe('1');
     expect(await res.json()).toEqual({ code: 5000, message: expect.stringMatching(/briefly unavailable/), data: { retryable: true } });

@@ -1,7 +1,7 @@
 /**
  * Direct uploads on the S3 store when things go wrong past the first parts: a client that gives up
  * midway leaves no object and no unfinished multipart upload in the bucket, and a store that goes
- * away midway is a retryable 503 in the envelope, not the caller's fault (what parts it kept are
+ * away midway is a retryable 5000 in the envelope, not the caller's fault (what parts it kept are
  * the workers' orphan sweep's). Either way the record ends failed with the reason, never stuck
  * `uploading`.
  */
@@ -131,7 +131,7 @@ describe('direct uploads on the S3 store that fail midway', () => {
     expect(await bucketContents()).toEqual({ objects: [], uploads: [] });
   });
 
-  it('answers a retryable 503 when the store goes away midway, and fails the record rather than leaving it uploading', async () => {
+  it("answers a retryable 5000 (HTTP 500 by the spec's table) when the store goes away midway, and fails the record rather than leaving it uploading", async () => {
     const tenant = await createTenant(stack);
     const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
     const boundary = 'store-gone';
@@ -148,7 +148,7 @@ describe('direct uploads on the S3 store that fail midway', () => {
     });
     const answer = (await res.body.json()) as { code: number; message: string; data: Record<string, unknown> };
     await stopping;
-    expect(res.statusCode).toBe(503);
+    expect(res.statusCode).toBe(500);
     expect(res.headers['retry-after']).toBe('1');
     expect(answer).toEqual({
       code: 5000,

@@ -133,9 +133,9 @@ describe('console not built', () => {
     expect(res.body).toContain('scripts/build-console.sh');
   });
 
-  it('answers a program with a 503 envelope', async () => {
+  it("answers a program with the 5000 envelope and the spec table's HTTP 500", async () => {
     const res = await app.inject({ method: 'GET', url: '/console/assets/index-abc123.js' });
-    expect(res.statusCode).toBe(503);
+    expect(res.statusCode).toBe(500);
     expect(res.json()).toMatchObject({ code: 5000, message: expect.stringContaining('scripts/build-console.sh') });
   });
 

@@ -88,12 +88,12 @@ describe('renderConnectError of a ConnectError without our code', () => {
     expect(renderConnectError(err)).toEqual({ code: 5000, message: 'internal error', httpStatus: 500, data: {} });
   });
 
-  it('renders a core that cannot be reached or is closing (Unavailable, no code of ours) as 503 with Retry-After', () => {
+  it("renders a core that cannot be reached or is closing (Unavailable, no code of ours) as a retryable 5000 with the table's 500 and Retry-After", () => {
     const err = new ConnectError('connect ECONNREFUSED 127.0.0.1:1', Code.Unavailable);
     expect(renderConnectError(err)).toEqual({
       code: 5000,
       message: expect.stringMatching(/briefly unavailable/),
-      httpStatus: 503,
+      httpStatus: 500,
       retryAfterSeconds: 1,
       data: { retryable: true },
     });

@@ -46,6 +46,7 @@ describe('decideRetry', () => {
   it.each([
     ['3002', apiError(3002)],
     ['a 3001 the service marks retryable', apiError(3001, { retryable: true, officialCode: 50000 })],
+    ['a 5000 the service marks retryable (an instance stopping, the media store out)', apiError(5000, { retryable: true })],
     ['a network failure', new VpsNetworkError('cannot reach the service')],
   ])('backs off exponentially after %s, at most 3 times', (_, err) => {
     // random() = 1: the top of each jitter range, so the ceiling itself is visible.
@@ -73,11 +74,24 @@ describe('decideRetry', () => {
     expect(decideRetry(apiError(3001), fresh(), policy).retry).toBe(false);
   });
 
+  it('waits at least the Retry-After of a retryable 5000', () => {
+    expect(decideRetry(apiError(5000, { retryable: true }, 1), fresh(), policy, () => 1)).toEqual({
+      retry: true,
+      kind: 'transient',
+      delayMs: 1_000,
+    });
+  });
+
+  it('never retries a 5000 the service does not mark retryable: a bug is not fixed by asking again', () => {
+    expect(decideRetry(apiError(5000), fresh(), policy)).toMatchObject({ retry: false, why: expect.stringContaining('5000') });
+    expect(decideRetry(apiError(5000, { retryable: false }, 1), fresh(), policy).retry).toBe(false);
+  });
+
   const neverRetried = Object.keys(ERROR_CODES)
     .map(Number)
-    .filter((code) => (code >= 1001 && code <= 2007 && code !== 2002) || code === 5000);
+    .filter((code) => code >= 1001 && code <= 2007 && code !== 2002);
 
-  it.each(neverRetried)('never retries %i', (code) => {
+  it.each(neverRetried)('never retries %i, even marked retryable', (code) => {
     expect(decideRetry(apiError(code, { retryable: true }, 1), fresh(), policy)).toMatchObject({ retry: false });
   });
 

@@ -279,7 +279,7 @@ function writeFailure(req: FastifyRequest, err: unknown, maxBytes: number): stri
 
 /**
  * Not the caller's doing: the record fails with the reason (core's 2001 refusal of the upload is
- * expected), and the answer is the store's retryable 503.
+ * expected), and the answer is the store's retryable 5000.
  */
 async function failForStore(req: FastifyRequest, begun: Begun): Promise<void> {
   await begun.complete({ failureReason: 'file: the media store was unavailable; upload again' }).catch((refusal: unknown) => {
