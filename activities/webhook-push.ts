@@ -136,8 +136,10 @@ function failureReason(statusCode: number, reply: { text: string; brokenOff?: st
 
 /** The keys pushes are signed with: the current one, and the previous one during its grace period. */
 function liveKeys(box: SealedBox, endpointId: string, keys: StoredSigningKeys): PushKey[] {
-  const stored = keys.previous ? [keys.current, keys.previous] : [keys.current];
-  return stored.map((key) => pushKeyOf(openSigningKey(box, endpointId, key)));
+  const open = (stored: string | null) => (stored === null ? null : openSigningKey(box, endpointId, stored));
+  const stored: Array<[string, string | null]> = [[keys.current, keys.currentStandard]];
+  if (keys.previous) stored.push([keys.previous, keys.previousStandard]);
+  return stored.map(([signing, standard]) => pushKeyOf(open(signing)!, open(standard)));
 }
 
 function isTimeout(err: unknown): boolean {

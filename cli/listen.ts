@@ -15,7 +15,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { once } from 'node:events';
 import { EVENT_ID_HEADER, pushSignatureHeaders, type PushKey } from '../core/events/push-signature';
-import { newEndpointSecret, pushKeyOf, storedKeyOf } from '../core/events/signing-keys';
+import { newEndpointSecret, pushKeyOfSecret } from '../core/events/signing-keys';
 import { LOG_START_ID, streamEvents, type StreamedEvent, type StreamState } from '../sdk/event-stream';
 import { apiClientConfig, checkReachable, runApi, type ApiFlags } from './api-client';
 import { UsageError } from './usage-error';
@@ -170,7 +170,7 @@ class Forwarder {
     private readonly stopping: AbortSignal,
     secret: string | undefined,
   ) {
-    this.signingKey = secret === undefined ? undefined : pushKeyOf(storedKeyOf(secret));
+    this.signingKey = secret === undefined ? undefined : pushKeyOfSecret(secret);
   }
 
   /** A delivery's headers: both schemes' signatures over this body at the time of sending, and the event id. */

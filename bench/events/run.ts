@@ -288,6 +288,7 @@ async function addEndpoint(b: Bench, receiver: Receiver): Promise<Endpoint> {
     url: receiver.url,
     eventTypes: ['*'],
     signingKey: `bench-${receiver.behaviour}-key`,
+    standardKey: null,
   });
   return { row, receiver };
 }

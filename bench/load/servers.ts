@@ -146,6 +146,7 @@ async function startBaseline(database: Database, ratePerMinute: number, closers:
           url: new URL(body.url).href,
           eventTypes: [...new Set(body.eventTypes)],
           signingKey: randomBytes(32).toString('hex'),
+          standardKey: null,
         });
       });
       return { code: 0, message: 'ok', data: { id: row.id, url: row.url } };

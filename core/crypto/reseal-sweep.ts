@@ -11,7 +11,7 @@
  */
 import type { Db } from '../db/client';
 import { replaceSealedCredentials, seatCredentialsNotUnder } from '../db/repositories/seats';
-import { replaceSealedSigningKey, signingKeysNotUnder } from '../db/repositories/webhook-endpoints';
+import { replaceSealedSigningKey, SEALED_KEY_COLUMNS, signingKeysNotUnder } from '../db/repositories/webhook-endpoints';
 import { resealedSigningKey } from '../events/signing-keys';
 import type { Logger } from '../logger';
 import { resealedCredentials } from '../upstream/credentials';
@@ -48,11 +48,9 @@ export async function resealStoredSecrets(db: Db, box: SealedBox): Promise<Resea
   for (let after = ''; ;) {
     const rows = await signingKeysNotUnder(db, box.currentPrefix, after, PAGE);
     for (const row of rows) {
-      const stored = [
-        ['current', row.signingKey] as const,
-        ...(row.previousSigningKey ? [['previous', row.previousSigningKey] as const] : []),
-      ];
-      for (const [which, value] of stored) {
+      for (const which of SEALED_KEY_COLUMNS) {
+        const value = row[which];
+        if (value === null) continue;
         const sealed = attempt(() => resealedSigningKey(box, row.id, value), report, `webhook endpoint ${row.id}`);
         if (sealed && (await replaceSealedSigningKey(db, row.id, which, value, sealed))) report.resealed.signingKeys++;
       }

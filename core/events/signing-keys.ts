@@ -1,22 +1,29 @@
 /**
- * Webhook endpoints' secrets and signing keys at rest. What is stored for a key is one of two forms:
+ * Webhook endpoints' secrets and signing keys at rest. Two values are stored for a secret:
  *
- * - the secret itself, `whsec_` + standard base64 of 32 random bytes, for secrets issued since
- *   pushes carry Standard Webhooks headers: that scheme's key is the secret's bytes, so both keys
- *   come from it;
- * - the lower-case hex SHA-256 of the secret, for the older `whsec_` + base64url secrets, whose
- *   text the service never kept. Their Standard Webhooks key is that digest's 32 bytes, so a
- *   receiver holding such a secret verifies with `whsec_` + base64 of SHA-256(secret).
+ * - `signing_key`: the lower-case hex SHA-256 of the secret, the spec's HMAC key, as every release
+ *   has stored it (a process of an earlier release reading the row still signs correctly);
+ * - `standard_key`: the secret itself, `whsec_` + standard base64 of 32 random bytes, for secrets
+ *   issued since pushes carry Standard Webhooks headers: that scheme's key is the secret's bytes.
+ *   Null for older `whsec_` + base64url secrets, whose text the service never kept; their Standard
+ *   Webhooks key is the digest's 32 bytes, so a receiver holding such a secret verifies with
+ *   `whsec_` + base64 of SHA-256(secret) (the SDK's standardWebhooksSecret).
  *
- * Either way whoever reads it can sign pushes, so it is kept sealed like the upstream tokens, bound
- * to its endpoint. Rows written before sealing hold it plain; they are read as they are until core's
- * re-seal sweep seals them (core/crypto/reseal-sweep.ts).
+ * A standard key is used only while its digest is the signing key beside it: a rotation by a
+ * process that knows nothing of standard keys leaves the old one there, and the push then signs
+ * with the digest's bytes rather than with a secret the customer no longer holds.
+ *
+ * Either value lets whoever reads it sign pushes, so both are sealed like the upstream tokens,
+ * bound to their endpoint. Rows written before sealing hold them plain; they are read as they are
+ * until core's re-seal sweep seals them (core/crypto/reseal-sweep.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { looksSealed, type SealedBox } from '../crypto/sealed-box';
 import type { PushKey } from './push-signature';
 
 const SECRET_PREFIX = 'whsec_';
+/** `whsec_` and the standard base64 (padded) of 24 to 64 bytes: the form whose bytes are the Standard Webhooks key. */
+const STANDARD_FORM = /^whsec_(?:[A-Za-z0-9+/]{4}){8,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** A new endpoint secret in the Standard Webhooks form: `whsec_` + standard base64 (with padding). */
 export function newEndpointSecret(): string {
@@ -28,17 +35,24 @@ export function signingKeyOf(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-/** What is stored (sealed) for a secret the service issues now: the secret itself. */
-export function storedKeyOf(secret: string): string {
-  return secret;
+/** What is stored (before sealing) for a secret: its spec key, and the secret when it is of the standard form. */
+export function storedKeysOf(secret: string): { signingKey: string; standardKey: string | null } {
+  return { signingKey: signingKeyOf(secret), standardKey: STANDARD_FORM.test(secret) ? secret : null };
 }
 
-/** Both schemes' keys of a stored value, once opened: a secret of today's form, or an old secret's digest. */
-export function pushKeyOf(stored: string): PushKey {
-  if (stored.startsWith(SECRET_PREFIX)) {
-    return { serviceKey: signingKeyOf(stored), standardKey: Buffer.from(stored.slice(SECRET_PREFIX.length), 'base64') };
-  }
-  return { serviceKey: stored, standardKey: Buffer.from(stored, 'hex') };
+/** Both schemes' keys of an opened signing key and the standard key beside it, if any. */
+export function pushKeyOf(signingKey: string, standardKey: string | null): PushKey {
+  const matches = standardKey !== null && signingKeyOf(standardKey) === signingKey;
+  return {
+    serviceKey: signingKey,
+    standardKey: matches ? Buffer.from(standardKey.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(signingKey, 'hex'),
+  };
+}
+
+/** The keys a secret signs with, as a push made from its stored values would (vps listen's forwards). */
+export function pushKeyOfSecret(secret: string): PushKey {
+  const stored = storedKeysOf(secret);
+  return pushKeyOf(stored.signingKey, stored.standardKey);
 }
 
 /**
@@ -49,12 +63,12 @@ function boundTo(endpointId: string): string {
   return `webhook-endpoint ${endpointId}`;
 }
 
-/** Seals a stored value (either form); it is opened with openSigningKey. */
+/** Seals a stored value (a signing or a standard key); it is opened with openSigningKey. */
 export function sealSigningKey(box: SealedBox, endpointId: string, signingKey: string): string {
   return box.seal(signingKey, boundTo(endpointId));
 }
 
-/** The stored value (either form), sealed or (from before sealing) plain. */
+/** The stored value (a signing or a standard key), sealed or (from before sealing) plain. */
 export function openSigningKey(box: SealedBox, endpointId: string, stored: string): string {
   return looksSealed(stored) ? box.open(stored, boundTo(endpointId)) : stored;
 }

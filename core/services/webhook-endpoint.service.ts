@@ -30,7 +30,7 @@ import {
 import type { SealedBox } from '../crypto/sealed-box';
 import type { EventRecorder } from '../events/recorder';
 import { checkedDescription } from '../events/endpoint-description';
-import { newEndpointSecret, sealSigningKey, storedKeyOf } from '../events/signing-keys';
+import { newEndpointSecret, sealSigningKey, storedKeysOf } from '../events/signing-keys';
 import { newId } from '../ids';
 import { ApiError, invalidField } from '../errors';
 import { isSubscriptionPattern, patternMatches, catalogued, TEST_EVENT_TYPE } from '../events/event-types';
@@ -95,7 +95,7 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
         url,
         eventTypes,
         description,
-        signingKey: sealSigningKey(this.deps.sealedBox, id, storedKeyOf(secret)),
+        ...this.sealedKeys(id, secret),
       });
     });
     return { endpoint: toWebhookEndpoint(row), secret };
@@ -109,11 +109,18 @@ export class WebhookEndpointHandlers implements ServiceImpl<typeof WebhookEndpoi
       this.deps.db,
       customerId,
       req.id,
-      sealSigningKey(this.deps.sealedBox, req.id, storedKeyOf(secret)),
+      this.sealedKeys(req.id, secret),
       graceMs > 0 ? new Date(Date.now() + graceMs) : null,
     );
     if (!row) throw new ApiError(1005, `webhook endpoint ${req.id} does not exist`);
     return { endpoint: toWebhookEndpoint(row), secret };
+  }
+
+  /** What is stored for a secret: both keys, each sealed to the endpoint. */
+  private sealedKeys(endpointId: string, secret: string): { signingKey: string; standardKey: string | null } {
+    const { signingKey, standardKey } = storedKeysOf(secret);
+    const seal = (value: string) => sealSigningKey(this.deps.sealedBox, endpointId, value);
+    return { signingKey: seal(signingKey), standardKey: standardKey === null ? null : seal(standardKey) };
   }
 
   /**

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { keyIdOf, SealedBox } from '../../core/crypto/sealed-box';
 import { resealStoredSecrets } from '../../core/crypto/reseal-sweep';
 import { queryRows } from '../../core/db/client';
+import { openSigningKey } from '../../core/events/signing-keys';
 import type { RunningWorker } from '../../worker/worker';
 import { call } from '../helpers/http';
 import { cleanEnv, spawnVps, type ChildHandle } from '../helpers/processes';
@@ -45,12 +46,14 @@ function sealedBeforeKeyIds(key: Buffer, plaintext: string, associatedData: stri
 interface EndpointKeys {
   signing_key: string;
   previous_signing_key: string | null;
+  standard_key: string | null;
+  previous_standard_key: string | null;
 }
 
 async function storedKeys(stack: Stack, endpointId: string): Promise<EndpointKeys> {
   const [row] = await queryRows<EndpointKeys>(
     stack.database.db,
-    sql`select signing_key, previous_signing_key from webhook_endpoints where id = ${endpointId}`,
+    sql`select signing_key, previous_signing_key, standard_key, previous_standard_key from webhook_endpoints where id = ${endpointId}`,
   );
   return row!;
 }
@@ -109,9 +112,12 @@ describe('webhook signing keys at rest', () => {
 
     const stored = await storedKeys(stack, created.id);
     expect(stored.signing_key).not.toContain(sha256hex(created.secret));
-    // What is sealed is the secret itself (its bytes are the Standard Webhooks key): never stored as it is.
-    expect(stored.signing_key).not.toContain(created.secret.slice('whsec_'.length, -1));
-    expect(stored.signing_key.startsWith(`v2.${stack.sealedBox.keyId}.`)).toBe(true);
+    // The spec key is sealed as every release stored it, so a process of an earlier release still
+    // signs with it; the secret itself (its bytes are the Standard Webhooks key) is sealed beside it.
+    expect(openSigningKey(stack.sealedBox, created.id, stored.signing_key)).toBe(sha256hex(created.secret));
+    expect(openSigningKey(stack.sealedBox, created.id, stored.standard_key!)).toBe(created.secret);
+    expect(stored.standard_key).not.toContain(created.secret.slice('whsec_'.length, -1));
+    for (const value of [stored.signing_key, stored.standard_key!]) expect(value.startsWith(`v2.${stack.sealedBox.keyId}.`)).toBe(true);
     const push = await pushThrough(stack, tenant, receiver, created.id);
     expect(verifyAsSpecSays(push.header, push.body, created.secret, now())).toBe(true);
 
@@ -121,6 +127,7 @@ describe('webhook signing keys at rest', () => {
     });
     const afterRotation = await storedKeys(stack, created.id);
     expect(afterRotation.previous_signing_key).toBe(stored.signing_key);
+    expect(afterRotation.previous_standard_key).toBe(stored.standard_key);
     for (const value of Object.values(afterRotation)) {
       expect(value).not.toContain(sha256hex(created.secret));
       expect(value).not.toContain(sha256hex(rotated.body.data.secret));
@@ -137,9 +144,9 @@ describe('webhook signing keys at rest', () => {
     const created = await createEndpoint(stack, tenant, receiver.url);
     const plain = sha256hex(created.secret);
     const inGrace = sha256hex('whsec_an_earlier_secret');
-    // As the previous release left it: the spec's key as it is, current and previous.
+    // As an earlier release left it: the spec's key as it is, current and previous, and no secret.
     await stack.database.db.execute(
-      sql`update webhook_endpoints set signing_key = ${plain}, previous_signing_key = ${inGrace},
+      sql`update webhook_endpoints set signing_key = ${plain}, previous_signing_key = ${inGrace}, standard_key = null,
             previous_key_expires_at = now() + interval '1 hour' where id = ${created.id}`,
     );
 
@@ -241,6 +248,7 @@ describe('rotating the encryption key without downtime', () => {
     await eventually(
       async () => [
         (await storedKeys(stack, sealedA.id)).signing_key,
+        (await storedKeys(stack, sealedA.id)).standard_key!,
         (await storedKeys(stack, plainKeyed.id)).signing_key,
         await storedCredentials(stack, seat.id),
         await storedCredentials(stack, oldSeat.id),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pushSignature, pushSignatureHeaders } from '../../core/events/push-signature';
-import { newEndpointSecret, pushKeyOf, signingKeyOf, storedKeyOf } from '../../core/events/signing-keys';
+import { newEndpointSecret, pushKeyOf, pushKeyOfSecret, signingKeyOf, storedKeysOf } from '../../core/events/signing-keys';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
 
 describe('push signature', () => {
@@ -37,8 +37,8 @@ describe('Standard Webhooks signature', () => {
   const OLD_SECRET = 'whsec_q-3vZ_8kYl0mF2xNwR7aJbC4dE5fG6hI9jK1lM2nO3p';
 
   it('signs with the secret’s bytes for today’s form and with the SHA-256 of an old secret, one entry per live key', () => {
-    const current = pushKeyOf(storedKeyOf(NEW_SECRET));
-    const previous = pushKeyOf(signingKeyOf(OLD_SECRET));
+    const current = pushKeyOf(signingKeyOf(NEW_SECRET), NEW_SECRET);
+    const previous = pushKeyOf(signingKeyOf(OLD_SECRET), null);
     expect(current.serviceKey).toBe(signingKeyOf(NEW_SECRET));
     const headers = pushSignatureHeaders([current, previous], 'evt_1', 1_800_000_000, body);
     expect(headers).toEqual({
@@ -47,6 +47,21 @@ describe('Standard Webhooks signature', () => {
       'webhook-timestamp': '1800000000',
       'webhook-signature': 'v1,lhIKr13vIACv7L8ciMtrrd3jgQbAMdlXW2p2GmcUdzs= v1,Iq530TzB//6xOfYc5TORjmlBcVKWUPJMINEu8AomuH8=',
     });
+  });
+
+  it('stores the spec key as it always was, and the secret beside it only in the standard form', () => {
+    expect(storedKeysOf(NEW_SECRET)).toEqual({ signingKey: signingKeyOf(NEW_SECRET), standardKey: NEW_SECRET });
+    // base64url, or no whsec_ at all: only the digest is kept, and its bytes are the standard key.
+    for (const secret of [OLD_SECRET, 'my-own-secret', 'whsec_', 'whsec_c2hvcnQ=']) {
+      expect(storedKeysOf(secret)).toEqual({ signingKey: signingKeyOf(secret), standardKey: null });
+      expect(pushKeyOfSecret(secret).standardKey).toEqual(createHash('sha256').update(secret).digest());
+    }
+  });
+
+  it('signs with the digest when the standard key beside the signing key is of another secret', () => {
+    // A rotation by a process that writes only signing_key leaves the old secret in standard_key.
+    const rotated = pushKeyOf(signingKeyOf(OLD_SECRET), NEW_SECRET);
+    expect(rotated).toEqual({ serviceKey: signingKeyOf(OLD_SECRET), standardKey: createHash('sha256').update(OLD_SECRET).digest() });
   });
 
   it('issues secrets as whsec_ and padded standard base64 of 32 bytes', () => {

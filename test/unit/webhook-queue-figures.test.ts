@@ -18,11 +18,13 @@ const row: WebhookEndpointRow = {
   eventTypes: ['*'],
   description: null,
   signingKey: 'k',
+  standardKey: null,
   createdAt: new Date('2026-11-20T08:00:00.000Z'),
   deletedAt: null,
   disabledAt: null,
   disabledReason: null,
   previousSigningKey: null,
+  previousStandardKey: null,
   previousKeyExpiresAt: null,
   failingSince: null,
 };

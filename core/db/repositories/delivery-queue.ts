@@ -65,6 +65,9 @@ export interface StoredSigningKeys {
   current: string;
   /** The previous key while its grace lasts; null once it has expired or was dropped. */
   previous: string | null;
+  /** The standard keys beside them (core/events/signing-keys.ts), null for a secret that has none. */
+  currentStandard: string | null;
+  previousStandard: string | null;
 }
 
 export interface ClaimedDelivery {
@@ -115,6 +118,8 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
     event: Record<string, unknown>;
     signing_key: string;
     previous_signing_key: string | null;
+    standard_key: string | null;
+    previous_standard_key: string | null;
   }>(
     db,
     sql`with asked as (
@@ -136,8 +141,9 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
           where d.id = due.id
           returning due.ord, d.id, d.event_id, d.attempts_made, d.next_attempt_at
         )
-        select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event, w.signing_key,
-          case when w.previous_key_expires_at > now() then w.previous_signing_key end as previous_signing_key
+        select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event, w.signing_key, w.standard_key,
+          case when w.previous_key_expires_at > now() then w.previous_signing_key end as previous_signing_key,
+          case when w.previous_key_expires_at > now() then w.previous_standard_key end as previous_standard_key
         from claimed
           join events e on e.id = claimed.event_id
           join asked on asked.ord = claimed.ord
@@ -149,7 +155,12 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
       id: r.id,
       attemptsMade: r.attempts_made,
       event: readEvent(r.event),
-      signingKeys: { current: r.signing_key, previous: r.previous_signing_key },
+      signingKeys: {
+        current: r.signing_key,
+        previous: r.previous_signing_key,
+        currentStandard: r.standard_key,
+        previousStandard: r.previous_standard_key,
+      },
     });
   }
   return answers;

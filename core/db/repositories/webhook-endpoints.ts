@@ -14,7 +14,15 @@ export async function countLiveEndpoints(db: Executor, customerId: string): Prom
 
 export async function insertEndpoint(
   db: Executor,
-  input: { id?: string; customerId: string; url: string; eventTypes: string[]; description?: string | null; signingKey: string },
+  input: {
+    id?: string;
+    customerId: string;
+    url: string;
+    eventTypes: string[];
+    description?: string | null;
+    signingKey: string;
+    standardKey: string | null;
+  },
 ): Promise<WebhookEndpointRow> {
   const [row] = await db
     .insert(webhookEndpoints)
@@ -54,22 +62,27 @@ export async function findEndpoint(db: Executor, id: string): Promise<WebhookEnd
 }
 
 /**
- * A new signing key; the current one keeps signing beside it until `previousUntil`, or, when that
- * is null, is dropped at once with any earlier one still in its grace.
+ * New keys (sealed: the spec's signing key, and the standard key or null); the current ones keep
+ * signing beside them until `previousUntil`, or, when that is null, are dropped at once with any
+ * earlier ones still in their grace.
  */
 export async function rotateSigningKey(
   db: Executor,
   customerId: string,
   id: string,
-  signingKey: string,
+  keys: { signingKey: string; standardKey: string | null },
   previousUntil: Date | null,
 ): Promise<WebhookEndpointRow | undefined> {
   const previous = previousUntil
-    ? { previousSigningKey: sql`${webhookEndpoints.signingKey}`, previousKeyExpiresAt: previousUntil }
-    : { previousSigningKey: null, previousKeyExpiresAt: null };
+    ? {
+        previousSigningKey: sql`${webhookEndpoints.signingKey}`,
+        previousStandardKey: sql`${webhookEndpoints.standardKey}`,
+        previousKeyExpiresAt: previousUntil,
+      }
+    : { previousSigningKey: null, previousStandardKey: null, previousKeyExpiresAt: null };
   const [row] = await db
     .update(webhookEndpoints)
-    .set({ signingKey, ...previous })
+    .set({ ...keys, ...previous })
     .where(and(live(customerId), eq(webhookEndpoints.id, id)))
     .returning();
   return row;
@@ -160,31 +173,35 @@ export async function disableEndpoint(db: Executor, id: string, reason: string):
   return rows.length > 0;
 }
 
+/** The columns that hold an endpoint's sealed keys, by the name the re-seal sweep uses. */
+const KEY_COLUMNS = {
+  signingKey: webhookEndpoints.signingKey,
+  standardKey: webhookEndpoints.standardKey,
+  previousSigningKey: webhookEndpoints.previousSigningKey,
+  previousStandardKey: webhookEndpoints.previousStandardKey,
+} as const;
+
+export type SealedKeyColumn = keyof typeof KEY_COLUMNS;
+export const SEALED_KEY_COLUMNS = Object.keys(KEY_COLUMNS) as SealedKeyColumn[];
+
 /**
- * Up to `limit` endpoints after `afterId` (by id), deleted ones included, whose current or previous
- * signing key does not start with `prefix`, the start of what the current key seals (plain keys
- * from before sealing never do): the re-seal sweep's pages.
+ * Up to `limit` endpoints after `afterId` (by id), deleted ones included, any of whose keys does
+ * not start with `prefix`, the start of what the current key seals (plain keys from before sealing
+ * never do): the re-seal sweep's pages.
  */
 export async function signingKeysNotUnder(
   db: Executor,
   prefix: string,
   afterId: string,
   limit: number,
-): Promise<Array<{ id: string; signingKey: string; previousSigningKey: string | null }>> {
-  const notUnder = (column: typeof webhookEndpoints.signingKey | typeof webhookEndpoints.previousSigningKey) =>
-    sql`left(${column}, ${prefix.length}) <> ${prefix}`;
+): Promise<Array<{ id: string } & Record<SealedKeyColumn, string | null>>> {
+  const notUnder = Object.values(KEY_COLUMNS).map(
+    (column) => sql`(${column} is not null and left(${column}, ${prefix.length}) <> ${prefix})`,
+  );
   return db
-    .select({ id: webhookEndpoints.id, signingKey: webhookEndpoints.signingKey, previousSigningKey: webhookEndpoints.previousSigningKey })
+    .select({ id: webhookEndpoints.id, ...KEY_COLUMNS })
     .from(webhookEndpoints)
-    .where(
-      and(
-        sql`${webhookEndpoints.id} > ${afterId}`,
-        or(
-          notUnder(webhookEndpoints.signingKey),
-          and(isNotNull(webhookEndpoints.previousSigningKey), notUnder(webhookEndpoints.previousSigningKey)),
-        ),
-      ),
-    )
+    .where(and(sql`${webhookEndpoints.id} > ${afterId}`, or(...notUnder)))
     .orderBy(asc(webhookEndpoints.id))
     .limit(limit);
 }
@@ -196,15 +213,14 @@ export async function signingKeysNotUnder(
 export async function replaceSealedSigningKey(
   db: Executor,
   id: string,
-  which: 'current' | 'previous',
+  which: SealedKeyColumn,
   from: string,
   to: string,
 ): Promise<boolean> {
-  const column = which === 'current' ? webhookEndpoints.signingKey : webhookEndpoints.previousSigningKey;
   const rows = await db
     .update(webhookEndpoints)
-    .set(which === 'current' ? { signingKey: to } : { previousSigningKey: to })
-    .where(and(eq(webhookEndpoints.id, id), eq(column, from)))
+    .set({ [which]: to })
+    .where(and(eq(webhookEndpoints.id, id), eq(KEY_COLUMNS[which], from)))
     .returning({ id: webhookEndpoints.id });
   return rows.length > 0;
 }
