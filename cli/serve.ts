@@ -40,7 +40,6 @@ import type { EventRecorder } from '../core/events/recorder';
 import { coreDepsFromConfig, eventRecorderFromConfig, tokenRefreshFromConfig, type LocalAddresses } from '../core/deps-from-config';
 import { sandboxTokenGrant } from '../core/embedded/sandbox-tokens';
 import { startOrphanSweep } from '../core/media/orphan-sweep';
-import { S3MediaStore } from '../core/media/s3-store';
 import { mediaStoreFromConfig } from '../core/media/store-from-config';
 import type { MediaStore } from '../core/media/storage';
 import { TokenSigner } from '../core/media/signed-tokens';
@@ -433,14 +432,12 @@ async function startWorkerRole(
     videoExpiryRepair: { intervalMs: env.VIDEO_EXPIRY_REPAIR_INTERVAL_MS, graceMs: env.VIDEO_EXPIRY_REPAIR_GRACE_MS },
   });
   closers.push(() => worker.stop());
-  if (media instanceof S3MediaStore) {
-    const sweep = startOrphanSweep(media, {
-      ageMs: env.MEDIA_S3_ORPHAN_AGE_MS,
-      intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS,
-      logger: logger.child({ component: 'worker' }),
-    });
-    closers.push(async () => sweep.stop());
-  }
+  const sweep = startOrphanSweep(media, {
+    ageMs: env.MEDIA_S3_ORPHAN_AGE_MS,
+    intervalMs: env.MEDIA_S3_SWEEP_INTERVAL_MS,
+    logger: logger.child({ component: 'worker' }),
+  });
+  closers.push(async () => sweep.stop());
   ctx.readiness.push(workerReadiness(worker.state, parts.database.db));
   worker.done.catch(onFatal);
 }
@@ -461,6 +458,7 @@ async function startGatewayRole(
     transport: opts.transport,
     media: opts.media,
     maxUploadBytes: env.VIDEO_MAX_BYTES,
+    uploadDrainBytes: env.UPLOAD_DRAIN_BYTES,
     logger: logger.child({ component: 'gateway' }),
     publicUrl: opts.publicUrl,
     // With --role gateway alone no Temporal is started here: the setting still links.

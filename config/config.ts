@@ -504,7 +504,7 @@ export const VARIABLES = {
     example: '30000',
   }),
   MEDIA_S3_ORPHAN_AGE_MS: variable({
-    doc: 'Workers abort multipart uploads older than this (left by a process killed mid-upload); longer than any upload takes',
+    doc: 'Workers abort multipart uploads (MEDIA_STORE=s3) and remove staged uploads (either store) older than this, left by a process killed mid-upload; longer than any upload takes',
     parse: positiveInt,
     fallback: 86_400_000,
     example: '86400000',
@@ -520,6 +520,12 @@ export const VARIABLES = {
     parse: positiveInt,
     fallback: 1_073_741_824,
     example: '1073741824',
+  }),
+  UPLOAD_DRAIN_BYTES: variable({
+    doc: 'A refused multipart upload whose body is at most this long is read to its end before the answer, so every client reads the answer; a longer one is answered at once and read on for up to 30 s while the client still sends',
+    parse: positiveInt,
+    fallback: 16_777_216,
+    example: '16777216',
   }),
   VIDEO_URL_TTL_MS: variable({
     doc: 'Validity of a video track videoUrl; the record expires with it (the spec: 7 days)',

@@ -21,6 +21,7 @@ import { registerConsoleApi } from './routes/console-api';
 import { registerConsoleSeats } from './routes/console-seats';
 import { registerConsoleStatic } from './routes/console-static';
 import { registerDocs } from './docs';
+import { DEFAULT_UPLOAD_DRAIN_BYTES } from './multipart';
 import { HealthService } from '../gen/vps/health/v1/health_pb';
 import { createMetrics, type Metrics } from '../core/observability/metrics';
 import { registerOpsRoutes } from '../core/observability/ops-routes';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   media: MediaStore;
   /** Largest video upload accepted, in bytes (core may set a lower limit per track). */
   maxUploadBytes: number;
+  /** A refused upload whose body is at most this long is read to its end before the answer (DEFAULT_UPLOAD_DRAIN_BYTES when not given). */
+  uploadDrainBytes?: number;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number;
   /** Public origin of the gateway; an https one marks the console's cookie Secure. */
@@ -163,9 +166,10 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
       registerRpcRoutes(v1, v1Routes, opts.transport);
       registerEventStreamRoute(v1, { transport: opts.transport, metrics });
       registerRpcRoutes(v1, videoRoutes, opts.transport);
-      await registerVideoUploadRoute(v1, { transport: opts.transport, media: opts.media, maxUploadBytes: opts.maxUploadBytes });
-      await registerPhotoUploadRoute(v1, { transport: opts.transport });
-      await registerMessageMediaRoute(v1, { transport: opts.transport });
+      const drainBytes = opts.uploadDrainBytes ?? DEFAULT_UPLOAD_DRAIN_BYTES;
+      await registerVideoUploadRoute(v1, { transport: opts.transport, media: opts.media, maxUploadBytes: opts.maxUploadBytes, drainBytes });
+      await registerPhotoUploadRoute(v1, { transport: opts.transport, drainBytes });
+      await registerMessageMediaRoute(v1, { transport: opts.transport, drainBytes });
     },
     { prefix: '/v1' },
   );

@@ -125,6 +125,14 @@ export async function authorizeCaller(transport: Transport, req: FastifyRequest,
 }
 
 /**
+ * Judges the caller as a write would, drawing nothing from the rate limit: for an upload that
+ * stores its file before the fields naming its target arrive (the write itself draws later).
+ */
+export async function checkWriter(transport: Transport, req: FastifyRequest): Promise<void> {
+  await transport.unary(AuthService.method.checkWriter, undefined, undefined, forwardedHeaders(req), {});
+}
+
+/**
  * Postgres text cannot hold U+0000 and its jsonb refuses a lone surrogate, and no field of ours has
  * a use for either: a request carrying one is refused naming the field, rather than failing in the
  * database with 5000.

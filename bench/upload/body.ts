@@ -69,19 +69,21 @@ export function videoBytes(size: number): VideoBytes {
 
 /**
  * The body of a `POST /v1/videos` as `curl -F seatId=… -F file=@video.mp4` sends it: the field,
- * then the file part, with a Content-Length, the file streamed from `video`.
+ * then the file part, with a Content-Length, the file streamed from `video`; or, with
+ * `fieldsAfterFile`, as `curl -F file=@video.mp4 -F seatId=…` sends it.
  */
 export function multipartUpload(
   fields: Record<string, string>,
   video: VideoBytes,
+  opts: { fieldsAfterFile?: boolean } = {},
 ): { contentType: string; contentLength: number; body(): Readable } {
   const boundary = `----vps-bench-${randomBytes(8).toString('hex')}`;
-  let preamble = '';
+  let text = '';
   for (const [name, value] of Object.entries(fields))
-    preamble += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-  preamble += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`;
-  const head = Buffer.from(preamble);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    text += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const filePart = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`;
+  const head = Buffer.from(opts.fieldsAfterFile ? filePart : text + filePart);
+  const tail = Buffer.from(`\r\n${opts.fieldsAfterFile ? text : ''}--${boundary}--\r\n`);
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     contentLength: head.length + video.size + tail.length,

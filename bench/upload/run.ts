@@ -41,6 +41,8 @@
  *                            BENCH_FOLDER_WRITES=direct (page-cache: the service and the store
  *                            reference write the folder through the page cache, as
  *                            MEDIA_FOLDER_WRITES=page-cache does),
+ *                            BENCH_UPLOAD_FIELDS=before (after: the service's upload sends
+ *                            seatId after the file part, as curl -F file=@… -F seatId=… does),
  *                            BENCH_THREADS=0 (1: after each round's line, the CPU seconds of
  *                            each other thread of the receiving process: the hashing thread,
  *                            libuv's pool, V8's helpers), BENCH_KEEP=0 (1 keeps the data
@@ -79,6 +81,9 @@ const KEEP = process.env.BENCH_KEEP === '1';
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const THREADS = process.env.BENCH_THREADS === '1';
 const FOLDER_WRITES = VARIABLES.MEDIA_FOLDER_WRITES.parse(process.env.BENCH_FOLDER_WRITES ?? 'direct');
+/** Where the service's upload names its seat: before the file (bound at once) or after it (staged, then moved). */
+const FIELDS = process.env.BENCH_UPLOAD_FIELDS ?? 'before';
+if (FIELDS !== 'before' && FIELDS !== 'after') throw new Error(`BENCH_UPLOAD_FIELDS: ${FIELDS} is neither before nor after`);
 /** Threads that spent less than this in a transfer are left out of its BENCH_THREADS line. */
 const THREAD_MIN_SECONDS = 0.05;
 const TIMEOUT_SECONDS = envInt('BENCH_TIMEOUT_SECONDS', 900);
@@ -403,7 +408,7 @@ async function runStore(
     const serviceTransfer = (kind: Kind, bytes: VideoBytes, file: string): Planned => {
       let answer: VideoAnswer | undefined;
       if (kind === 'upload') {
-        const body = multipartUpload({ seatId: service.seatId }, bytes);
+        const body = multipartUpload({ seatId: service.seatId }, bytes, { fieldsAfterFile: FIELDS === 'after' });
         return {
           run: async () => {
             answer = (

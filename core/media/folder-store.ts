@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, constants, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -20,7 +20,7 @@ import {
 import { probeDirectWrite } from './direct-file-output';
 import { writeAfter } from './folder-sink';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
-import { checkedKey, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+import { checkedKey, MediaNotFoundError, STAGING_PREFIX, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
 
 export interface FolderWriteSettings {
   /** Writes around the page cache where the folder takes them; false: always through it. */
@@ -122,6 +122,39 @@ export class FolderMediaStore implements MediaStore {
 
   async remove(key: string): Promise<void> {
     await rm(this.file(key), { force: true });
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.file(to);
+    await mkdir(path.dirname(target), { recursive: true });
+    try {
+      // One folder, one file system: a rename, whatever the file's size.
+      await rename(this.file(from), target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new MediaNotFoundError(from);
+      throw err;
+    }
+  }
+
+  async removeStagedBefore(olderThan: Date): Promise<number> {
+    const folder = path.join(this.root, STAGING_PREFIX);
+    let names: string[];
+    try {
+      names = await readdir(folder);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const name of names) {
+      // Finished files and the partial ones a write left: both are named by no record.
+      const file = path.join(folder, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info || info.mtime >= olderThan) continue;
+      await rm(file, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   close(): void {}

@@ -8,13 +8,18 @@
  */
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  UploadPartCopyCommand,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
@@ -23,7 +28,11 @@ import { describe, isNotFound, unavailable } from './s3-errors';
 import { S3PartWriter, type S3PartTarget } from './s3-part-writer';
 import { beginS3ResumableWrite, discardS3ResumableWrite } from './s3-resumable-write';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
-import { checkedKey, meter, MediaNotFoundError, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+import { checkedKey, meter, MediaNotFoundError, STAGING_PREFIX, type MediaStore, type StoredMedia, type WriteOptions } from './storage';
+
+/** The largest object one CopyObject copies (the S3 limit), and the part size of larger copies. */
+const COPY_OBJECT_MAX_BYTES = 5 * 1024 ** 3;
+const COPY_PART_BYTES = 1024 ** 3;
 
 export interface S3StoreSettings {
   bucket: string;
@@ -130,6 +139,49 @@ export class S3MediaStore implements MediaStore {
     }
   }
 
+  async move(from: string, to: string): Promise<void> {
+    const size = await this.size(from);
+    if (size === undefined) throw new MediaNotFoundError(from);
+    const Bucket = this.settings.bucket;
+    const source = `${Bucket}/${this.objectKey(from)}`;
+    const Key = this.objectKey(to);
+    try {
+      // S3 has no rename: a copy inside the store (no byte passes through us), then the original goes.
+      if (size <= COPY_OBJECT_MAX_BYTES) await this.client.send(new CopyObjectCommand({ Bucket, Key, CopySource: encodeURI(source) }));
+      else await this.copyInParts(source, Key, size);
+      await this.client.send(new DeleteObjectCommand({ Bucket, Key: this.objectKey(from) }));
+    } catch (err) {
+      throw unavailable('move', err);
+    }
+  }
+
+  /** A copy larger than one CopyObject takes: a multipart upload whose parts are ranges of the source. */
+  private async copyInParts(source: string, Key: string, size: number): Promise<void> {
+    const Bucket = this.settings.bucket;
+    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key }));
+    try {
+      const Parts: Array<{ ETag: string; PartNumber: number }> = [];
+      for (let start = 0, PartNumber = 1; start < size; start += COPY_PART_BYTES, PartNumber++) {
+        const end = Math.min(start + COPY_PART_BYTES, size) - 1;
+        const part = await this.client.send(
+          new UploadPartCopyCommand({
+            Bucket,
+            Key,
+            UploadId,
+            PartNumber,
+            CopySource: encodeURI(source),
+            CopySourceRange: `bytes=${start}-${end}`,
+          }),
+        );
+        Parts.push({ ETag: part.CopyPartResult!.ETag!, PartNumber });
+      }
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts } }));
+    } catch (err) {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => undefined);
+      throw err;
+    }
+  }
+
   resumableWrite(key: string, resume?: ResumePoint): Promise<ResumableWrite> {
     return beginS3ResumableWrite(this.partTarget(key), resume);
   }
@@ -167,6 +219,24 @@ export class S3MediaStore implements MediaStore {
       KeyMarker = page.NextKeyMarker;
       UploadIdMarker = page.NextUploadIdMarker;
     }
+  }
+
+  async removeStagedBefore(olderThan: Date): Promise<number> {
+    const Bucket = this.settings.bucket;
+    let removed = 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket, Prefix: `${this.settings.keyPrefix}${STAGING_PREFIX}`, ContinuationToken }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key || !object.LastModified || object.LastModified >= olderThan) continue;
+        await this.client.send(new DeleteObjectCommand({ Bucket, Key: object.Key }));
+        removed++;
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return removed;
   }
 
   close(): void {

@@ -5,6 +5,7 @@
  * are computed on the way, and a write stops as soon as it passes its size cap, so an oversized
  * or endless body never fills the store. A reader never sees half an object.
  */
+import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { DependencyUnavailableError } from '../errors';
 import type { ResumableWrite, ResumePoint } from './resumable-write';
@@ -58,7 +59,26 @@ export interface MediaStore {
   discardResumable(key: string): Promise<void>;
   /** Removes the object; removing an absent one is not an error. */
   remove(key: string): Promise<void>;
+  /**
+   * Puts the object stored under `from` under `to` (replacing any there) and removes `from`: how an
+   * upload written before its target was known takes its record's key. Rejects with
+   * MediaNotFoundError when `from` is absent.
+   */
+  move(from: string, to: string): Promise<void>;
+  /**
+   * Removes what sits under STAGING_PREFIX since before `olderThan`: uploads a process stopped
+   * between storing them and moving them to their record. Returns how many it removed.
+   */
+  removeStagedBefore(olderThan: Date): Promise<number>;
   close(): void;
+}
+
+/** Where an upload waits, stored, for the fields that name its target (stagingKey). */
+export const STAGING_PREFIX = 'staging/';
+
+/** A fresh key under STAGING_PREFIX. */
+export function stagingKey(): string {
+  return `${STAGING_PREFIX}${randomBytes(16).toString('hex')}`;
 }
 
 /** Keys are made by the service (`videos/<id>`); anything else is refused before touching the store. */

@@ -12,4 +12,9 @@ export class AuthHandlers implements ServiceImpl<typeof AuthService> {
     else if (req.access !== Access.READ) throw invalidField('access', 'must be ACCESS_READ or ACCESS_WRITE');
     return { customerId: principal.customerId, userId: principal.userId, apiKeyId: principal.apiKeyId };
   }
+
+  /** The interceptor has judged the caller as a write's preflight (plan included) and drawn nothing. */
+  checkWriter() {
+    return {};
+  }
 }

@@ -76,7 +76,7 @@ const VIDEO_ID = /^vid_[0-9a-z]{26}$/;
 /** Seats named in the message that asks which one: enough to choose from; GET /v1/seats has them all. */
 const MAX_SEATS_NAMED = 10;
 /** Where each upload takes its target fields, for the messages that ask for them. */
-const TARGET_FIELDS_GO = { multipart: 'as a field before the file part', remote: 'in the JSON body' } as const;
+const TARGET_FIELDS_GO = { multipart: 'as a field of the form', remote: 'in the JSON body' } as const;
 
 export class VideoHandlers implements ServiceImpl<typeof VideoService> {
   constructor(

@@ -158,7 +158,7 @@ export const AutoMessageStatusBody = Type.Object(
 );
 export type AutoMessageStatusBody = Static<typeof AutoMessageStatusBody>;
 
-/** The multipart form of message/media/upload: account, then the part file. */
+/** The multipart form of message/media/upload: account and the part file, in either order. */
 export const MessageMediaUploadFields = Type.Object({
   account: Account,
   file: Type.String({ format: 'binary', description: 'JPG or PNG, at most 3 MB' }),

@@ -93,7 +93,7 @@ export const MusicPageJson = Type.Object({
 const [nw, nh] = ASPECT_RANGE.narrowest;
 const [ww, wh] = ASPECT_RANGE.widest;
 
-/** The multipart form: accountId, then the file part. */
+/** The multipart form: accountId and the file part, in either order. */
 export const PhotoUploadFields = Type.Object(
   {
     accountId: AccountId,

@@ -67,6 +67,25 @@ export function describeMediaStoreContract(name: string, make: () => Promise<Sto
       expect(await t.leftovers()).toEqual(['videos/vid_a']);
     });
 
+    it('moves an object to another key, whole, and leaves nothing under the first; an absent one is not found', async () => {
+      const bytes = randomBytes(opts.largeBytes);
+      await t.store.write('staging/up_a', chunked(bytes, 64 * 1024), { maxBytes: opts.largeBytes });
+      await t.store.move('staging/up_a', 'videos/vid_moved');
+      expect(sha256(await readAll(t.store, 'videos/vid_moved'))).toBe(sha256(bytes));
+      expect(await t.store.size('staging/up_a')).toBeUndefined();
+      expect(await t.leftovers()).toEqual(['videos/vid_moved']);
+      await expect(t.store.move('staging/up_gone', 'videos/vid_other')).rejects.toBeInstanceOf(MediaNotFoundError);
+    });
+
+    it('removes staged uploads older than the given time, and only those and only staged ones', async () => {
+      await t.store.write('staging/up_left', chunked(Buffer.from('left behind')), { maxBytes: 100 });
+      await t.store.write('videos/vid_kept', chunked(Buffer.from('a record names it')), { maxBytes: 100 });
+      expect(await t.store.removeStagedBefore(new Date(Date.now() - 60_000))).toBe(0);
+      expect((await t.leftovers()).sort()).toEqual(['staging/up_left', 'videos/vid_kept']);
+      expect(await t.store.removeStagedBefore(new Date(Date.now() + 60_000))).toBe(1);
+      expect(await t.leftovers()).toEqual(['videos/vid_kept']);
+    });
+
     it('keeps the whole file as head when it is shorter than the head', async () => {
       const stored = await t.store.write('videos/vid_b', chunked(Buffer.from('tiny'), 2), { maxBytes: 100 });
       expect(stored.head).toEqual(Buffer.from('tiny'));

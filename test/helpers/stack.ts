@@ -172,6 +172,8 @@ export async function startStack(
     mediaStore?: MediaStoreKind | { store: MediaStore; env: Record<string, string> };
     /** How long the gateway and core wait for slow clients; the service's defaults when not given. */
     httpTimeouts?: Partial<HttpTimeouts>;
+    /** Refused uploads up to this size are read before the answer; the service's default when not given. */
+    uploadDrainBytes?: number;
     /** How long the gateway's /readyz reuses a probe; the service's default when not given. */
     readinessCacheMs?: number;
     /**
@@ -263,6 +265,7 @@ export async function startStack(
       logger,
       media,
       maxUploadBytes: opts.videos?.maxBytes ?? TEST_VIDEOS.maxBytes,
+      uploadDrainBytes: opts.uploadDrainBytes,
       httpTimeouts,
       readinessCacheMs: opts.readinessCacheMs,
     });

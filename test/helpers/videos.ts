@@ -4,11 +4,17 @@
  * source server for remote uploads with the answers the failure cases need.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { request } from 'undici';
+import { FolderMediaStore } from '../../core/media/folder-store';
+import type { S3MediaStore } from '../../core/media/s3-store';
 import type { Envelope } from './http';
+import type { Stack } from './stack';
 
 /** Bytes a container check takes for an MP4 (an ftyp box), then `size` bytes in all. */
 export function mp4Bytes(size = 64 * 1024): Buffer {
@@ -180,4 +186,17 @@ export async function startSourceServer(): Promise<SourceServer> {
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * What the stack's store holds under the staging prefix, where an upload whose target fields come
+ * after its file waits for them: empty once every upload has been bound or refused.
+ */
+export async function stagedUploads(stack: Stack): Promise<string[]> {
+  if (stack.media instanceof FolderMediaStore) return readdir(path.join(stack.media.root, 'staging')).catch(() => []);
+  const store = stack.media as S3MediaStore;
+  const listed = await store.client.send(
+    new ListObjectsV2Command({ Bucket: stack.mediaEnv.MEDIA_S3_BUCKET, Prefix: `${stack.mediaEnv.MEDIA_S3_PREFIX ?? ''}staging/` }),
+  );
+  return (listed.Contents ?? []).map((o) => o.Key!);
 }

@@ -60,10 +60,14 @@ describe('direct messages', () => {
       ...(conversationId ? { conversationId } : {}),
     });
 
-  const upload = async (bytes: Buffer, opts: { account?: string; fileName?: string; key?: string } = {}): Promise<Envelope<Data>> => {
+  const upload = async (
+    bytes: Buffer,
+    opts: { account?: string; fileName?: string; key?: string; accountAfterFile?: boolean } = {},
+  ): Promise<Envelope<Data>> => {
     const form = new FormData();
-    form.append('account', opts.account ?? account.openId);
+    if (!opts.accountAfterFile) form.append('account', opts.account ?? account.openId);
     form.append('file', new Blob([bytes], { type: 'image/png' }), opts.fileName ?? 'picture.png');
+    if (opts.accountAfterFile) form.append('account', opts.account ?? account.openId);
     const res = await fetch(`${stack.baseUrl}${BASE}/media/upload`, {
       method: 'POST',
       body: form,
@@ -371,6 +375,16 @@ describe('direct messages', () => {
       expectCode(empty, 2001);
       const unbound = await upload(png(8, 8), { account: 'nobody-here' });
       expectCode(unbound, 1007);
+    });
+
+    it('takes the account after the file part, as a form built file first sends it, and judges it as before it', async () => {
+      const ok = await upload(jpeg(40, 30), { fileName: 'photo.jpg', accountAfterFile: true });
+      expect(ok.body).toMatchObject({ code: 0, data: { mediaId: expect.stringMatching(/.+/) } });
+      expectCode(await upload(png(8, 8), { account: 'nobody-here', accountAfterFile: true }), 1007);
+      const big = await upload(png(32, 32, 3 * 1024 * 1024 + 1), { accountAfterFile: true });
+      expectCode(big, 2001);
+      expect(big.body.message).toMatch(/^file: larger than the limit of 3145728 bytes/);
+      expectCode(await upload(png(8, 8), { key: 'vps_not_a_key_of_ours', accountAfterFile: true }), 1001);
     });
   });
 

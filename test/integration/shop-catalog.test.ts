@@ -400,6 +400,27 @@ describe('shop catalog', () => {
       expect(noBoundary.body.code).toBe(2001);
     });
 
+    it('takes accountId after the file part, as curl -F file=@cover.png -F accountId=… sends it, and judges it as before it', async () => {
+      const bytes = png(90 * 20, 160 * 20);
+      const after = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['file', { fileName: 'cover.png', bytes }],
+        ['accountId', account.openId],
+      ]);
+      expect(after.body).toMatchObject({ code: 0, data: { format: 'PNG', width: 90 * 20, height: 160 * 20, sizeBytes: bytes.length } });
+      const unbound = await postPhoto(stack.baseUrl, tenant.apiKey, [
+        ['file', { fileName: 'cover.png', bytes }],
+        ['accountId', 'creator-nobody'],
+      ]);
+      expect(unbound.body.code).toBe(1007);
+      const missing = await postPhoto(stack.baseUrl, tenant.apiKey, [['file', { fileName: 'cover.png', bytes }]]);
+      expect(missing.body).toMatchObject({ code: 2001, message: 'accountId: is required' });
+      const anonymous = await postPhoto(stack.baseUrl, undefined, [
+        ['file', { fileName: 'cover.png', bytes }],
+        ['accountId', account.openId],
+      ]);
+      expect(anonymous.body.code).toBe(1001);
+    });
+
     it('checks the account before the file (1007), and the caller before anything (1001)', async () => {
       const unbound = await postPhoto(stack.baseUrl, tenant.apiKey, [
         ['accountId', 'creator-nobody'],

@@ -55,7 +55,8 @@ describe('video library: bad input', () => {
       [[{ name: 'seatId', value: '' }, file], /^seatId: /],
       [[{ name: 'seatId', value: 'a\u0000b' }, file], /^seatId: /],
       [[{ name: '__proto__', value: 'x' }, file], /^(body|seatId): /],
-      [[...Array.from({ length: 8 }, (_, i) => ({ name: 'seatId', value: `s${i}` })), file], /^body: /],
+      // The second seatId is refused as given twice, before the limit on fields is reached.
+      [[...Array.from({ length: 8 }, (_, i) => ({ name: 'seatId', value: `s${i}` })), file], /^seatId: is given twice/],
       [
         [
           { name: 'seatId', value: seatId },

@@ -36,11 +36,14 @@ interface VideoJson {
   failureReason: string | null;
 }
 
-/** A multipart body that sends `before` bytes of file, calls `midway`, then sends until `total` or fails when `cutAt` is reached. */
+/**
+ * A multipart body that sends `before` bytes of file, calls `midway`, then sends until `total` or
+ * fails when `cutAt` is reached; the seat comes before the file, or after it with `seatLast`.
+ */
 function uploadBody(
   seatId: string,
   boundary: string,
-  opts: { total: number; cutAt?: number; midway?: () => void; midwayAt?: number },
+  opts: { total: number; cutAt?: number; midway?: () => void; midwayAt?: number; seatLast?: boolean },
 ): Readable {
   let sent = 0;
   let started = false;
@@ -50,9 +53,8 @@ function uploadBody(
     read() {
       if (!started) {
         started = true;
-        this.push(
-          `--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seatId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n\r\n`,
-        );
+        const seat = `--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seatId}\r\n`;
+        this.push(`${opts.seatLast ? '' : seat}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n\r\n`);
       }
       if (opts.cutAt !== undefined && sent >= opts.cutAt) return this.destroy(new Error('client gave up'));
       if (!called && opts.midway && sent >= (opts.midwayAt ?? Infinity)) {
@@ -60,7 +62,9 @@ function uploadBody(
         opts.midway();
       }
       if (sent >= opts.total) {
-        this.push(`\r\n--${boundary}--\r\n`);
+        this.push(
+          `\r\n${opts.seatLast ? `--${boundary}\r\nContent-Disposition: form-data; name="seatId"\r\n\r\n${seatId}\r\n` : ''}--${boundary}--\r\n`,
+        );
         this.push(null);
         return;
       }
@@ -130,6 +134,31 @@ describe('direct uploads on the S3 store that fail midway', () => {
     ]);
     expect(await bucketContents()).toEqual({ objects: [], uploads: [] });
   });
+
+  it('leaves nothing staged and opens no record when a client sending its file before its seat gives up, and binds a whole one', async () => {
+    const tenant = await createTenant(stack);
+    const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('biz'));
+    const send = (boundary: string, opts: { total: number; cutAt?: number }) =>
+      request(`${stack.baseUrl}/v1/videos`, {
+        method: 'POST',
+        body: uploadBody(seat.id, boundary, { ...opts, seatLast: true }),
+        headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+    await expect(send('cut-before-seat', { total: 40 * 1024 * 1024, cutAt: 2 * PART + 1024 * 1024 })).rejects.toThrow();
+    await eventually(
+      () => bucketContents(),
+      (contents) => contents.uploads.length === 0,
+      10_000,
+      100,
+    );
+    expect(await bucketContents()).toEqual({ objects: [], uploads: [] });
+    expect((await recordsOf(tenant.apiKey)).body.data.items).toEqual([]);
+    // A whole one is moved to its record's key: a copy inside the bucket, nothing left staged.
+    const whole = await send('whole-before-seat', { total: 3 * PART });
+    const answer = (await whole.body.json()) as { code: number; data: { id: string; status: string; sizeBytes: number } };
+    expect(answer).toMatchObject({ code: 0, data: { status: 'available' } });
+    expect(await bucketContents()).toEqual({ objects: [`${PREFIX}videos/${answer.data.id}`], uploads: [] });
+  }, 60_000);
 
   it("answers a retryable 5000 (HTTP 500 by the spec's table) when the store goes away midway, and fails the record rather than leaving it uploading", async () => {
     const tenant = await createTenant(stack);

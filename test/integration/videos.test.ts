@@ -5,7 +5,12 @@
  * poll, the upload's target when no seat is named, the list, the record, soft delete, and the
  * refusals.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { request } from 'undici';
@@ -15,7 +20,7 @@ import { call } from '../helpers/http';
 import { eventually } from '../helpers/receivers';
 import { createBoundSeat, createTenant, uniqueAccount, type Stack, type Tenant } from '../helpers/stack';
 import { startWorkingStack, type WorkingStack } from '../helpers/working-stack';
-import { mp4Bytes, sha256, startSourceServer, uploadMultipart, webmBytes, type SourceServer } from '../helpers/videos';
+import { mp4Bytes, sha256, stagedUploads, startSourceServer, uploadMultipart, webmBytes, type SourceServer } from '../helpers/videos';
 
 interface VideoJson {
   id: string;
@@ -38,6 +43,8 @@ interface VideoJson {
   statusPath?: string;
   next?: string | null;
 }
+
+const execFileAsync = promisify(execFile);
 
 describe('video library (video track)', () => {
   let env: WorkingStack;
@@ -317,20 +324,83 @@ describe('video library (video track)', () => {
       });
     });
 
-    it('refuses a field after the file part, which could have named another seat, with 2001 and keeps no bytes', async () => {
+    it('takes a seat named after the file part, the order any form builder may use, and keeps nothing staged', async () => {
       const own = await createTenant(stack);
       await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
+      const otherAccount = uniqueAccount('biz');
+      const other = await createBoundSeat(stack, own, Track.VIDEO, otherAccount);
+      const bytes = mp4Bytes(200 * 1024);
+      const res = await uploadMultipart<VideoJson>(stack.baseUrl, own.apiKey, [
+        { name: 'file', value: { fileName: 'late.mp4', bytes } },
+        { name: 'account', value: otherAccount },
+      ]);
+      expect(res.body).toMatchObject({
+        code: 0,
+        data: { seatId: other.id, status: 'available', sizeBytes: bytes.length, sha256: sha256(bytes), fileName: 'late.mp4' },
+      });
+      expect(await stack.media.size(`videos/${res.body.data.id}`)).toBe(bytes.length);
+      expect(await stagedUploads(stack)).toEqual([]);
+    });
+
+    it('refuses a target after the file as it refuses one before it, and keeps no bytes', async () => {
+      const own = await createTenant(stack);
+      await createBoundSeat(stack, own, Track.VIDEO, uniqueAccount('biz'));
+      const before = await uploadMultipart(stack.baseUrl, own.apiKey, [{ name: 'seatId', value: 'seat_elsewhere' }, file()]);
+      const after = await uploadMultipart(stack.baseUrl, own.apiKey, [file(), { name: 'seatId', value: 'seat_elsewhere' }]);
+      expect({ status: after.status, body: after.body }).toEqual({ status: before.status, body: before.body });
+      expect(after.body.code).toBe(1005);
+      const unknown = await uploadMultipart(stack.baseUrl, own.apiKey, [file(), { name: 'colour', value: 'blue' }]);
+      expect(unknown.body).toMatchObject({ code: 2001, message: expect.stringMatching(/^colour: is not a known field/) });
+      const library = await call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: own.apiKey });
+      expect(library.body.data.items).toEqual([]);
+      expect(await stagedUploads(stack)).toEqual([]);
+    });
+
+    it('refuses a target named both before and after the file with 2001, and keeps no bytes', async () => {
+      const own = await createTenant(stack);
+      const bizAccount = uniqueAccount('biz');
+      const seat = await createBoundSeat(stack, own, Track.VIDEO, bizAccount);
       const res = await uploadMultipart<{ videoId: string; field: string }>(stack.baseUrl, own.apiKey, [
+        { name: 'seatId', value: seat.id },
         file(),
-        { name: 'seatId', value: 'seat_elsewhere' },
+        { name: 'account', value: bizAccount },
       ]);
       expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
         status: 422,
         code: 2001,
-        message: expect.stringMatching(/^seatId: must come before the file part/),
+        message: expect.stringMatching(/^account: the target was already named before the file part/),
       });
-      expect((await get(res.body.data.videoId, own.apiKey)).body.data.status).toBe('failed');
-      expect(await stack.media.size(`videos/${res.body.data.videoId}`)).toBeUndefined();
+      const library = await call<{ items: VideoJson[] }>(stack.baseUrl, 'GET', '/v1/videos', { key: own.apiKey });
+      expect(library.body.data.items).toEqual([expect.objectContaining({ status: 'failed' })]);
+      expect(await stack.media.size(`videos/${library.body.data.items[0]!.id}`)).toBeUndefined();
+    });
+
+    it('takes seatId after the file from curl -F file=@clip.mp4 -F seatId=…, as it takes it before', async () => {
+      const bytes = mp4Bytes(900 * 1024);
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'vps-curl-'));
+      const clip = path.join(dir, 'clip.mp4');
+      writeFileSync(clip, bytes);
+      const curl = async (...form: string[]) => {
+        const { stdout } = await execFileAsync('curl', [
+          '-sS',
+          '-H',
+          `authorization: Bearer ${tenant.apiKey}`,
+          ...form.flatMap((f) => ['-F', f]),
+          `${stack.baseUrl}/v1/videos`,
+        ]);
+        return { body: JSON.parse(stdout) as { code: number; data: VideoJson } };
+      };
+      try {
+        const after = await curl(`file=@${clip};type=video/mp4`, `seatId=${seatId}`);
+        expect(after.body).toMatchObject({ code: 0, data: { seatId, status: 'available', sha256: sha256(bytes), fileName: 'clip.mp4' } });
+        const before = await curl(`seatId=${seatId}`, `file=@${clip};type=video/mp4`);
+        expect(before.body).toMatchObject({ code: 0, data: { seatId, sha256: sha256(bytes) } });
+        const served = await fetch(after.body.data.videoUrl!);
+        expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(bytes));
+        expect(await stagedUploads(stack)).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('answers 2001 naming every bound seat, its track and account, and the fields to send, when there are several; a named seat still wins', async () => {
@@ -349,7 +419,7 @@ describe('video library (video track)', () => {
         status: 422,
         body: {
           code: 2001,
-          message: `${choose}, as a field before the file part`,
+          message: `${choose}, as a field of the form`,
           data: { field: 'seatId', seatIds: seats.map((x) => x.id) },
         },
       });

@@ -1,7 +1,8 @@
 /**
  * Message media that is not JSON: the image upload (POST …/message/media/upload), multipart: the
- * field account, then the part file (JPG or PNG, at most 3 MB, official-api.md §6.4), checked by
- * core caller and account first (before the gateway reads the file), then bytes; and the media itself (GET …/message/media/content), which the
+ * field account and the part file (JPG or PNG, at most 3 MB, official-api.md §6.4), in either order,
+ * checked by core caller and account first (before the gateway reads the file, when the account
+ * comes first), then bytes; and the media itself (GET …/message/media/content), which the
  * platform serves only to a holder of the account's token, relayed by core as a byte stream.
  */
 import { Readable } from 'node:stream';
@@ -20,18 +21,19 @@ import { BUSINESS } from './paths';
 const MESSAGE = `${BUSINESS}/message`;
 
 /** POST …/message/media/upload (multipart) and GET …/message/media/content (the bytes). */
-export async function registerMessageMediaRoute(app: FastifyInstance, opts: { transport: Transport }): Promise<void> {
+export async function registerMessageMediaRoute(app: FastifyInstance, opts: { transport: Transport; drainBytes: number }): Promise<void> {
   registerMediaContentRoute(app, opts.transport);
   await registerSmallUpload(app, {
     transport: opts.transport,
     url: `${MESSAGE}/media/upload`,
     schema: {
       summary:
-        'Upload a message image (JPG or PNG, at most 3 MB): multipart/form-data with account, then the part file; returns mediaId, valid 30 days (expiresAt)',
+        'Upload a message image (JPG or PNG, at most 3 MB): multipart/form-data with account and the part file (in either order); returns mediaId, valid 30 days (expiresAt)',
       body: { content: { 'multipart/form-data': { schema: MessageMediaUploadFields } } },
       response: { 200: okEnvelope(MediaUploadJson) },
     },
     accountField: 'account',
+    drainBytes: opts.drainBytes,
     maxBytes: MESSAGE_MEDIA_MAX_BYTES,
     check: (req, account) =>
       opts.transport.unary(MessageService.method.checkMediaUpload, undefined, undefined, forwardedHeaders(req), { account }),

@@ -73,17 +73,19 @@ export const shopCatalogRoutes: RpcRoute[] = [
 ];
 
 /** POST /v1/photos (multipart). */
-export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { transport: Transport }): Promise<void> {
+export async function registerPhotoUploadRoute(app: FastifyInstance, opts: { transport: Transport; drainBytes: number }): Promise<void> {
   await registerSmallUpload(app, {
     transport: opts.transport,
     url: '/photos',
     schema: {
-      summary: 'Upload a cover photo for a shop post: multipart/form-data with accountId, then the part file; returns photoUri',
+      summary:
+        'Upload a cover photo for a shop post: multipart/form-data with accountId and the part file (in either order); returns photoUri',
       // Documents the form; its parts are read and checked one by one.
       body: { content: { 'multipart/form-data': { schema: PhotoUploadFields } } },
       response: { 200: okEnvelope(PhotoJson) },
     },
     accountField: 'accountId',
+    drainBytes: opts.drainBytes,
     maxBytes: PHOTO_MAX_BYTES,
     check: (req, accountId) =>
       opts.transport.unary(ShopCatalogService.method.checkPhotoUpload, undefined, undefined, forwardedHeaders(req), { accountId }),

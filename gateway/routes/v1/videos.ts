@@ -1,10 +1,12 @@
 /**
  * The video library over HTTP. Reads and deletes are plain RPC rows. POST /v1/videos takes either
  * JSON (a sourceUrl the service fetches, in a workflow) or multipart/form-data (a direct upload):
- * core authorizes and opens the record (BeginUpload) before a byte is stored, the file part is
- * streamed to the media store with constant memory under core's size cap, its container is
- * recognised from its first bytes, and core registers it (CompleteUpload, with the ticket). Core
- * also chooses the target when seatId and account are both left out.
+ * with the target named before the file, core authorizes and opens the record (BeginUpload) before
+ * a byte is stored; with it named after the file (or not at all), core judges the caller first and
+ * the file is staged, then bound to the record once the fields are known. The file part is
+ * streamed to the media store with constant memory under a size cap, its container is recognised
+ * from its first bytes, and core registers it (CompleteUpload, with the ticket). Core also chooses
+ * the target when seatId and account are both left out.
  */
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,11 +17,11 @@ import { Access } from '../../../gen/vps/options/v1/options_pb';
 import { VideoService, type Video } from '../../../gen/vps/video/v1/video_pb';
 import { ApiError, CODE_HEADER } from '../../../core/errors';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../core/interceptors/idempotency.interceptor';
-import { MediaStoreUnavailableError, MediaTooLargeError, type MediaStore } from '../../../core/media/storage';
+import { MediaStoreUnavailableError, MediaTooLargeError, stagingKey, type MediaStore, type StoredMedia } from '../../../core/media/storage';
 import { videoFormat } from '../../../core/media/formats';
 import { uploadedVideoJson, videoJson } from '../../presenters/videos';
-import { discardRest, FIELD_LIMIT_BYTES, fieldsThenFile, refuseInput, type PartAfterFile } from '../../multipart';
-import { defineRoute, forwardedHeaders, forwardResponseHeaders, nulField } from '../../rpc-route';
+import { FIELD_LIMIT_BYTES, readForm, refuseInput, settleBody, type UploadForm } from '../../multipart';
+import { checkWriter, defineRoute, forwardedHeaders, forwardResponseHeaders, nulField } from '../../rpc-route';
 import { okEnvelope } from '../../schemas/common';
 import {
   ListVideosQuery,
@@ -76,6 +78,8 @@ interface UploadRouteOptions {
   media: MediaStore;
   /** Largest file any library accepts; core gives the cap of each upload, never above this. */
   maxUploadBytes: number;
+  /** Refused bodies up to this size are read before the answer (settleBody). */
+  drainBytes: number;
 }
 
 export async function registerVideoUploadRoute(app: FastifyInstance, opts: UploadRouteOptions): Promise<void> {
@@ -102,7 +106,7 @@ export async function registerVideoUploadRoute(app: FastifyInstance, opts: Uploa
       attachValidation: true,
       schema: {
         summary:
-          'Upload a video: multipart/form-data with seatId or account then the file part, or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
+          'Upload a video: multipart/form-data with seatId or account and the file part (the field before or after it), or JSON with sourceUrl; seatId and account may be left out when you have exactly one bound seat',
         // The multipart schema documents the form; its parts are streamed and checked one by one.
         body: { content: { 'application/json': { schema: RemoteUploadBody }, 'multipart/form-data': { schema: MultipartUploadFields } } },
         response: { 200: okEnvelope(UploadedVideoJson) },
@@ -130,81 +134,170 @@ async function remoteUpload(req: FastifyRequest<{ Body: RemoteUploadBody | null 
 async function directUpload(req: FastifyRequest, reply: FastifyReply, opts: UploadRouteOptions) {
   const { transport } = opts;
   try {
-    const { fields, file, afterFile } = await fieldsThenFile(req, transport, { allowed: ['seatId', 'account'], what: 'the video' });
-    const video = await storeFile(req, reply, opts, file, fields, afterFile);
+    const form = await readForm(req, transport, { allowed: TARGET_FIELDS, what: 'the video' });
+    const video = TARGET_FIELDS.some((name) => form.fields[name] !== undefined)
+      ? await storeForTarget(req, reply, opts, form)
+      : await storeThenBind(req, reply, opts, form);
     return { code: 0, message: 'ok', data: uploadedVideoJson(video) };
   } catch (err) {
-    discardRest(req, reply);
+    await settleBody(req, opts.drainBytes);
     throw err;
   }
 }
 
-async function storeFile(
+const TARGET_FIELDS = ['seatId', 'account'] as const;
+
+/** What the gateway reports to core for an upload it could not store, or a file core must refuse. */
+interface UploadFacts {
+  sizeBytes?: number;
+  sha256?: string;
+  container?: string;
+  failureReason?: string;
+}
+
+/** BeginUpload: authenticates, meters and checks the target before any byte is stored under the record. */
+async function beginUpload(
   req: FastifyRequest,
   reply: FastifyReply,
-  opts: UploadRouteOptions,
-  part: MultipartFile,
+  transport: Transport,
   fields: Record<string, string>,
-  afterFile: () => Promise<PartAfterFile | undefined>,
-): Promise<Video> {
-  const { transport, media } = opts;
-  // Authenticates, meters and checks the seat before any byte is stored.
+  fileName: string,
+) {
   const begun = await transport.unary(VideoService.method.beginUpload, undefined, undefined, forwardedHeaders(req), {
     seatId: fields.seatId ?? '',
     account: fields.account ?? '',
-    fileName: part.filename ?? '',
+    fileName,
   });
   forwardResponseHeaders(begun.header, reply);
-  const { ticket, storageKey } = begun.message;
-  const maxBytes = Number(begun.message.maxBytes);
-  if (begun.header.get(IDEMPOTENT_REPLAYED_HEADER) === 'true') {
-    // A repeat of an upload already begun: its bytes are not stored twice; the record as it is now.
-    await pipeline(part.file, new Writable({ write: (_chunk, _enc, done) => done() }));
-    const current = await transport.unary(VideoService.method.getVideo, undefined, undefined, forwardedHeaders(req), {
-      id: begun.message.video!.id,
-    });
-    return current.message.video!;
-  }
-  const complete = (facts: { sizeBytes?: number; sha256?: string; container?: string; failureReason?: string }) =>
+  const replayed = begun.header.get(IDEMPOTENT_REPLAYED_HEADER) === 'true';
+  const complete = (facts: UploadFacts) =>
     transport.unary(VideoService.method.completeUpload, undefined, undefined, new Headers({ 'x-request-id': req.id }), {
-      ticket,
+      ticket: begun.message.ticket,
       sizeBytes: BigInt(facts.sizeBytes ?? 0),
       sha256: facts.sha256 ?? '',
       container: facts.container ?? '',
       failureReason: facts.failureReason ?? '',
     });
-  let stored;
+  /** The record as it is now, for a repeat of an upload already begun: its bytes are not stored twice. */
+  const current = async () =>
+    (await transport.unary(VideoService.method.getVideo, undefined, undefined, forwardedHeaders(req), { id: begun.message.video!.id }))
+      .message.video!;
+  return { message: begun.message, maxBytes: Number(begun.message.maxBytes), replayed, complete, current };
+}
+
+type Begun = Awaited<ReturnType<typeof beginUpload>>;
+
+/**
+ * The target came before the file: the record is opened first, and the file streamed to its key,
+ * with constant memory under core's cap for the seat's track.
+ */
+async function storeForTarget(req: FastifyRequest, reply: FastifyReply, opts: UploadRouteOptions, form: UploadForm): Promise<Video> {
+  const part = form.file;
+  const begun = await beginUpload(req, reply, opts.transport, form.fields, part.filename ?? '');
+  if (begun.replayed) {
+    await pipeline(part.file, new Writable({ write: (_chunk, _enc, done) => done() }));
+    return begun.current();
+  }
+  const stored = await writeOrFail(req, opts.media, begun, begun.message.storageKey, part);
+  const late = await lateFields(form, begun);
+  const named = TARGET_FIELDS.find((name) => late[name] !== undefined);
+  if (named) {
+    // The upload went to the target named before the file; another after it is a contradiction.
+    const reason = `${named}: the target was already named before the file part; send seatId or account once`;
+    await begun.complete({ failureReason: reason });
+    throw new ApiError(2001, reason, { data: { field: named } });
+  }
+  return (await begun.complete(await factsOf(stored))).message.video!;
+}
+
+/**
+ * No target before the file (it may follow, as curl sends -F parts in the order given, or there
+ * may be none: the caller's only bound seat). The caller is judged first, so an unknown caller's
+ * file is never stored; the file streams to a staging key under the largest cap of any library;
+ * once the body has ended and the fields are known, core opens the record as it would have before
+ * the file, and the staged file is moved to the record's key. Whatever refuses it meanwhile
+ * removes the staged file, so no object outlives a refused upload.
+ */
+async function storeThenBind(req: FastifyRequest, reply: FastifyReply, opts: UploadRouteOptions, form: UploadForm): Promise<Video> {
+  const { transport, media } = opts;
+  const part = form.file;
+  await checkWriter(transport, req);
+  const staged = stagingKey();
+  let stored: StoredMedia;
   try {
-    stored = await media.write(storageKey, part.file, { maxBytes });
+    stored = await media.write(staged, part.file, { maxBytes: opts.maxUploadBytes });
+  } catch (err) {
+    // No record yet: nothing to fail in core; the store left nothing under the staging key.
+    if (err instanceof MediaStoreUnavailableError) throw err;
+    throw new ApiError(2001, writeFailure(req, err, opts.maxUploadBytes), { data: { field: 'file' } });
+  }
+  let begun: Begun | undefined;
+  try {
+    const fields = { ...form.fields, ...(await form.fieldsAfterFile()) };
+    begun = await beginUpload(req, reply, transport, fields, part.filename ?? '');
+    if (begun.replayed) {
+      await media.remove(staged);
+      return await begun.current();
+    }
+    if (stored.sizeBytes > begun.maxBytes) {
+      const reason = `file: larger than the limit of ${begun.maxBytes} bytes`;
+      await begun.complete({ failureReason: reason });
+      throw new ApiError(2001, reason, { data: { field: 'file' } });
+    }
+    await media.move(staged, begun.message.storageKey);
+  } catch (err) {
+    await media.remove(staged).catch((removal: unknown) => req.log.warn({ err: removal, staged }, 'could not remove a staged upload'));
+    if (begun && err instanceof MediaStoreUnavailableError) await failForStore(req, begun);
+    throw err;
+  }
+  return (await begun.complete(await factsOf(stored))).message.video!;
+}
+
+/** Streams the file to `key` under the record's cap; a failure fails the record and is answered. */
+async function writeOrFail(req: FastifyRequest, media: MediaStore, begun: Begun, key: string, part: MultipartFile): Promise<StoredMedia> {
+  try {
+    return await media.write(key, part.file, { maxBytes: begun.maxBytes });
   } catch (err) {
     if (err instanceof MediaStoreUnavailableError) {
-      // Not the caller's doing: the record fails with the reason (core's 2001 refusal of the
-      // upload is expected), and the answer is the store's retryable 5000.
-      await complete({ failureReason: 'file: the media store was unavailable; upload again' }).catch((refusal: unknown) => {
-        if (!(refusal instanceof ConnectError && refusal.metadata.get(CODE_HEADER) === '2001'))
-          req.log.error({ err: refusal }, 'could not fail the record of an upload the store lost');
-      });
+      await failForStore(req, begun);
       throw err;
     }
-    const tooLarge = err instanceof MediaTooLargeError;
-    const reason = tooLarge ? `file: larger than the limit of ${maxBytes} bytes` : 'file: the upload was interrupted before the file ended';
-    // A client that left or sent a broken body is worth a line in the log; an oversized file is not.
-    if (!tooLarge) req.log.warn({ err }, 'direct video upload interrupted');
+    const reason = writeFailure(req, err, begun.maxBytes);
     // Core fails the record (the media store removed the partial file) and answers 2001 with the reason.
-    await complete({ failureReason: reason });
+    await begun.complete({ failureReason: reason });
     throw new ApiError(2001, reason, { data: { field: 'file' } });
   }
-  if (fields.seatId === undefined && fields.account === undefined) {
-    // Core chose the target before the file arrived; a part after it may have been meant to name
-    // another seat (curl sends -F parts in the order given), so it fails rather than being ignored.
-    const late = await afterFile();
-    if (late) {
-      const why = late.field === 'body' ? '' : ' (without seatId or account before it, the upload went to your only bound seat)';
-      const reason = `${late.field}: ${late.reason}${why}`;
-      await complete({ failureReason: reason });
-      throw new ApiError(2001, reason, { data: { field: late.field } });
-    }
+}
+
+/** Why a write that was not the store's fault failed, as the record and the answer say it. */
+function writeFailure(req: FastifyRequest, err: unknown, maxBytes: number): string {
+  if (err instanceof MediaTooLargeError) return `file: larger than the limit of ${maxBytes} bytes`;
+  // A client that left or sent a broken body is worth a line in the log; an oversized file is not.
+  req.log.warn({ err }, 'direct video upload interrupted');
+  return 'file: the upload was interrupted before the file ended';
+}
+
+/**
+ * Not the caller's doing: the record fails with the reason (core's 2001 refusal of the upload is
+ * expected), and the answer is the store's retryable 5000.
+ */
+async function failForStore(req: FastifyRequest, begun: Begun): Promise<void> {
+  await begun.complete({ failureReason: 'file: the media store was unavailable; upload again' }).catch((refusal: unknown) => {
+    if (!(refusal instanceof ConnectError && refusal.metadata.get(CODE_HEADER) === '2001'))
+      req.log.error({ err: refusal }, 'could not fail the record of an upload the store lost');
+  });
+}
+
+/** The fields after a file already stored under the record: a refusal of them fails the record too. */
+async function lateFields(form: UploadForm, begun: Begun): Promise<Record<string, string>> {
+  try {
+    return await form.fieldsAfterFile();
+  } catch (err) {
+    if (err instanceof ApiError) await begun.complete({ failureReason: err.message });
+    throw err;
   }
-  const res = await complete({ sizeBytes: stored.sizeBytes, sha256: stored.sha256, container: (await videoFormat(stored.head)) ?? '' });
-  return res.message.video!;
+}
+
+async function factsOf(stored: StoredMedia): Promise<UploadFacts> {
+  return { sizeBytes: stored.sizeBytes, sha256: stored.sha256, container: (await videoFormat(stored.head)) ?? '' };
 }
