@@ -27,7 +27,8 @@ export function errorsInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
     try {
       // A streaming method reads its request inside this call: what fails there is the request's.
-      const res = await next(req.stream ? { ...req, message: readAsInput(req.message) } : req);
+      const single = req.method.methodKind === 'server_streaming';
+      const res = await next(req.stream ? { ...req, message: readAsInput(req.message, single) } : req);
       return res.stream ? { ...res, message: converted(res.message, (err) => convert(err, req)) } : res;
     } catch (err) {
       throw convert(err, req);
@@ -35,14 +36,23 @@ export function errorsInterceptor(logger: Logger): Interceptor {
   };
 }
 
-/** The request's messages; one that cannot be read (it does not decode, its framing is broken) is a 2001. */
-async function* readAsInput<T>(messages: AsyncIterable<T>): AsyncGenerator<T> {
+/**
+ * The request's messages; one that cannot be read (it does not decode, its framing is broken) is a
+ * 2001, and so is no message at all where the method takes exactly one (a server-streaming method
+ * whose body was cut short), which Connect would otherwise answer as its own protocol error.
+ */
+async function* readAsInput<T>(messages: AsyncIterable<T>, single: boolean): AsyncGenerator<T> {
+  let read = 0;
   try {
-    yield* messages;
+    for await (const message of messages) {
+      read += 1;
+      yield message;
+    }
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new ApiError(2001, `request: ${ConnectError.from(err).rawMessage}`);
   }
+  if (single && read === 0) throw new ApiError(2001, 'request: the method takes one message, and the body holds none');
 }
 
 async function* converted<T>(messages: AsyncIterable<T>, convert: (err: unknown) => ConnectError): AsyncGenerator<T> {

@@ -280,7 +280,7 @@ describe("fuzz: core's Connect endpoint against hostile input", () => {
     });
     const { video } = await createClient(VideoService, transport).beginUpload({ seatId: seat.id, fileName: 'b.mp4' });
     await createClient(WebhookEndpointService, transport).testEndpoint({ id: endpoint!.id });
-    const { events } = await createClient(EventService, transport).listEvents({});
+    const { events } = await createClient(EventService, transport).listEvents({ includeTest: true });
     b = { ...tb, videoAccount, shopAccount, seatId: seat.id, endpointId: endpoint!.id, secret, videoId: video!.id, eventId: events[0]!.id };
   }, 60_000);
   afterAll(async () => {

@@ -224,7 +224,8 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
 
   describe('graceful stop', () => {
     // Each test stays under RATE requests with a tenant of its own; the SSE one has no endpoint,
-    // so the events it records start no delivery.
+    // so the events it records start no delivery. It streams only the type it records: the upload
+    // it makes logs its own event (vplat.video.available).
     const recordEvent = (tenant: Tenant, n: number) => recordServiceEvent(stack, tenant, n);
 
     async function nextEvent(reader: SseReader): Promise<SseBlock> {
@@ -273,7 +274,9 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
       const [closing, other] = gateways as [Role, Role];
       const tenant = await createTenant(stack);
       const seat = await createBoundSeat(stack, tenant, Track.VIDEO, uniqueAccount('obs'));
-      const reader = await SseReader.open(`${closing.url}/v1/events/stream?includeTest=true`, { authorization: `Bearer ${tenant.apiKey}` });
+      const reader = await SseReader.open(`${closing.url}/v1/events/stream?types=service.endpoint.test`, {
+        authorization: `Bearer ${tenant.apiKey}`,
+      });
       await recordEvent(tenant, 1);
       const first = await nextEvent(reader);
 
@@ -308,7 +311,7 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
 
       // Recorded while no gateway streamed to the client: it comes first after the resume.
       await recordEvent(tenant, 2);
-      const resumed = await SseReader.open(`${other.url}/v1/events/stream?includeTest=true`, {
+      const resumed = await SseReader.open(`${other.url}/v1/events/stream?types=service.endpoint.test`, {
         authorization: `Bearer ${tenant.apiKey}`,
         'last-event-id': first.id!,
       });
