@@ -46,27 +46,59 @@ export async function plainDeliveryLoop(
   const jobs = events.flatMap((event) => targets.map((target) => ({ event, target })));
   const started = Date.now();
   try {
-    await inBatches(jobs, concurrency, async ({ event, target }) => {
-      const body = JSON.stringify(eventBody(event));
-      const startedAt = new Date();
-      const res = await request(target.url, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: {
-          'content-type': 'application/json',
-          [SIGNATURE_HEADER]: pushSignature([target.signingKey], Math.floor(Date.now() / 1000), body),
-          [EVENT_ID_HEADER]: event.id,
-        },
-        body,
-      });
-      await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`baseline delivery answered HTTP ${res.statusCode}`);
-      await sql`insert into bench_attempts (event_id, url, status_code, started_at, duration_ms) values (${event.id}, ${target.url}, ${res.statusCode}, ${startedAt}, ${Date.now() - startedAt.getTime()})`;
-    });
+    await inBatches(jobs, concurrency, ({ event, target }) => deliverPlainly(sql, agent, event, target));
   } finally {
     await agent.close();
   }
   return (Date.now() - started) / 1000;
+}
+
+/**
+ * The same plain delivery at a steady rate: `rate` events a second for `seconds`, each delivered to
+ * every target as it is due (open loop, as the service's steady phase is driven), the events taken
+ * in turn from `events`. What a delivery costs when nothing is batched by a backlog: the baseline of
+ * the steady phases' CPU per delivery.
+ */
+export async function plainDeliveryAtRate(
+  sql: postgres.Sql,
+  events: readonly EventRow[],
+  targets: readonly BaselineTarget[],
+  rate: number,
+  seconds: number,
+): Promise<void> {
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  const start = Date.now() + 100;
+  const inFlight: Array<Promise<void>> = [];
+  try {
+    for (let i = 0; i < rate * seconds; i++) {
+      const wait = start + (i * 1000) / rate - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const event = events[i % events.length]!;
+      for (const target of targets) inFlight.push(deliverPlainly(sql, agent, event, target));
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await agent.close();
+  }
+}
+
+/** Signs, POSTs and records one attempt; fails on any answer but 200 (the receivers are healthy). */
+async function deliverPlainly(sql: postgres.Sql, agent: Agent, event: EventRow, target: BaselineTarget): Promise<void> {
+  const body = JSON.stringify(eventBody(event));
+  const startedAt = new Date();
+  const res = await request(target.url, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: {
+      'content-type': 'application/json',
+      [SIGNATURE_HEADER]: pushSignature([target.signingKey], Math.floor(Date.now() / 1000), body),
+      [EVENT_ID_HEADER]: event.id,
+    },
+    body,
+  });
+  await res.body.dump();
+  if (res.statusCode !== 200) throw new Error(`baseline delivery answered HTTP ${res.statusCode}`);
+  await sql`insert into bench_attempts (event_id, url, status_code, started_at, duration_ms) values (${event.id}, ${target.url}, ${res.statusCode}, ${startedAt}, ${Date.now() - startedAt.getTime()})`;
 }
 
 /** The intake baseline: POST /bare stores the body it was sent with one insert. */

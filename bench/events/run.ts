@@ -6,7 +6,8 @@
  * POST to loopback receivers. Phases, in order:
  *   1. throughput: BENCH_EVENTS pushes × BENCH_ENDPOINTS endpoints, deliveries/s, against a plain
  *      loop (sign, POST, one insert per attempt; no Temporal) to the same receivers;
- *   2. latency: BENCH_RATE pushes/s for BENCH_STEADY_S s, ingestion to receipt p50/p99 (and SSE);
+ *   2. latency: BENCH_RATE pushes/s for BENCH_STEADY_S s, ingestion to receipt p50/p99 (and SSE),
+ *      then the plain loop at the same rate, whose CPU per delivery is the steady phases' baseline;
  *   3. isolation: the same again with a 4th endpoint answering 500 and a 5th hanging past its
  *      attempt timeout, latency of the healthy endpoints only;
  *   4. intake: accepted pushes/s of the receiver against a bare Fastify route doing one insert,
@@ -38,7 +39,7 @@ import {
   startBenchStack,
   type BenchStack,
 } from '../harness';
-import { openBaselineDb, plainDeliveryLoop, startBareIntake } from './baselines';
+import { openBaselineDb, plainDeliveryAtRate, plainDeliveryLoop, startBareIntake } from './baselines';
 import { countQueueHistory } from './history';
 import { BENCH_ACCOUNT, closePushAgent, postOnce, sendPush, signedPush, type PushResult } from './official-push';
 import { startPhaseProbe, type ProbeFigures } from './probes';
@@ -59,7 +60,7 @@ const TIMEOUT_S = envInt('BENCH_TIMEOUT_S', 900);
 const WARMUP_EVENTS = 20;
 
 /** The issue's targets. */
-const TARGET = { throughput: 0.3, p50Ms: 50, p99Ms: 250, historyPerDelivery: 0.2, intake: 0.3 };
+const TARGET = { throughput: 0.3, p50Ms: 50, p99Ms: 250, historyPerDelivery: 0.2, intake: 0.3, cpuPerDelivery: 1.5 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : 'n/a');
@@ -378,15 +379,12 @@ async function main() {
     const through = await throughputPhase(b, EVENTS);
     await drainHealthy(b);
     const baselineProbe = await startPhaseProbe(baselineDb, b.database);
-    const baselineSeconds = await plainDeliveryLoop(
-      baselineDb,
-      await storedEvents(
-        stack,
-        through.pushes.map((p) => p.eventId),
-      ),
-      b.healthy.map((e) => ({ url: e.receiver.url, signingKey: e.row.signingKey })),
-      CONCURRENCY,
+    const throughEvents = await storedEvents(
+      stack,
+      through.pushes.map((p) => p.eventId),
     );
+    const targets = b.healthy.map((e) => ({ url: e.receiver.url, signingKey: e.row.signingKey }));
+    const baselineSeconds = await plainDeliveryLoop(baselineDb, throughEvents, targets, CONCURRENCY);
     const deliveries = EVENTS * ENDPOINTS;
     const throughput = {
       service: deliveries / through.seconds,
@@ -398,6 +396,10 @@ async function main() {
     console.log(`[2/5] latency: ${RATE} events/s x ${ENDPOINTS} endpoints for ${STEADY_S} s (load average ${loadAverage()})`);
     const steady = await steadyFigures(b, await steadyPhase(b));
     await drainHealthy(b);
+    // The same rate through the plain loop: the steady phases' CPU baseline.
+    const steadyBaselineProbe = await startPhaseProbe(baselineDb, b.database);
+    await plainDeliveryAtRate(baselineDb, throughEvents, targets, RATE, STEADY_S);
+    const steadyBaseline = await steadyBaselineProbe.stop(RATE * STEADY_S * ENDPOINTS);
 
     console.log(`[3/5] isolation: the same with a 4th endpoint answering 500 and a 5th hanging (load average ${loadAverage()})`);
     const bad = [await addEndpoint(b, failing), await addEndpoint(b, hanging)];
@@ -427,6 +429,7 @@ async function main() {
     printReport({
       throughput,
       steady,
+      steadyBaseline,
       isolated,
       intake,
       cost,
@@ -447,6 +450,8 @@ type SteadyFigures = Awaited<ReturnType<typeof steadyFigures>>;
 function printReport(r: {
   throughput: { service: number; baseline: number; ingest: number; probes: { service: ProbeFigures; baseline: ProbeFigures } };
   steady: SteadyFigures;
+  /** The plain loop at the steady phases' rate. */
+  steadyBaseline: ProbeFigures;
   isolated: SteadyFigures;
   intake: Awaited<ReturnType<typeof intakePhase>>;
   cost: Awaited<ReturnType<typeof temporalCost>>;
@@ -465,6 +470,9 @@ function printReport(r: {
   const intakeRatio = r.intake.service / r.intake.bare;
   const aloneRatio = r.intake.alone / r.intake.bare;
   const ceiling = intakeCeiling(r.intake.probes.bare[r.intake.probes.bare.length - 1], r.throughput.probes.baseline);
+  const cpuOf = (p: ProbeFigures) => (p.cpuUs ? p.cpuUs.node + p.cpuUs.postgres : NaN);
+  const cpuText = (p: ProbeFigures) => (p.cpuUs ? `${p.cpuUs.node.toFixed(0)} + ${p.cpuUs.postgres.toFixed(0)}` : 'n/a');
+  const cpuRatio = (p: ProbeFigures) => cpuOf(p) / cpuOf(r.steadyBaseline);
 
   console.log(
     `\nbench/events: ${EVENTS} events x ${ENDPOINTS} endpoints; ${RATE} events/s for ${STEADY_S} s; in-flight limit ${IN_FLIGHT}, attempt timeout ${ATTEMPT_TIMEOUT_MS} ms; ${r.seconds.toFixed(0)} s`,
@@ -497,6 +505,22 @@ function printReport(r: {
           '',
           `< ${TARGET.p50Ms} / < ${TARGET.p99Ms}`,
           latencyMet(r.isolated),
+        ],
+        [
+          `CPU per healthy delivery, steady, node + Postgres µs (baseline: plain loop at ${RATE}/s)`,
+          cpuText(r.steadyBaseline),
+          cpuText(r.steady.probe),
+          cpuRatio(r.steady.probe).toFixed(2),
+          `<= ${TARGET.cpuPerDelivery}`,
+          verdict(cpuRatio(r.steady.probe) <= TARGET.cpuPerDelivery),
+        ],
+        [
+          `  same, 4th endpoint 500 and 5th hanging (healthy ${ENDPOINTS})`,
+          cpuText(r.steadyBaseline),
+          cpuText(r.isolated.probe),
+          cpuRatio(r.isolated.probe).toFixed(2),
+          '',
+          '',
         ],
         [
           `Temporal history events per delivery (healthy ${ENDPOINTS})`,
@@ -619,6 +643,7 @@ function printReport(r: {
         probeRow('throughput, service', 'delivery', r.throughput.probes.service),
         probeRow('throughput, plain loop', 'delivery', r.throughput.probes.baseline),
         probeRow('steady', 'delivery', r.steady.probe),
+        probeRow('steady, plain loop at the same rate', 'delivery', r.steadyBaseline),
         probeRow('isolation', 'healthy delivery', r.isolated.probe),
         probeRow('intake, service (last round)', 'event', last(r.intake.probes.service)),
         probeRow('intake, bare route (last round)', 'event', last(r.intake.probes.bare)),
