@@ -11,7 +11,7 @@ import { eventually, receiverPool } from '../helpers/receivers';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { verifyAsSpecSays } from '../helpers/spec-signature';
 import { SseReader } from '../helpers/sse';
-import { createTenant, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
+import { createTenant, messageEvent, startStack, startStackWorker, type Stack, type Tenant } from '../helpers/stack';
 
 interface EventJson {
   id: string;
@@ -130,16 +130,7 @@ describe('POST /v1/webhook-endpoints/{id}/test', () => {
     const r = await receiver();
     const ep = await endpoint(tenant, r.url, ['*']);
     const { event: test } = (await sendTest(tenant.apiKey, ep.id)).body.data;
-    const real = await stack.events.record({
-      customerId: tenant.customerId,
-      seatId: null,
-      platform: 'vplat',
-      type: 'vplat.message.received',
-      event: 'im_receive_msg',
-      occurredAt: new Date(),
-      data: { message_id: 'after-the-test' },
-      sourceKey: null,
-    });
+    const real = await stack.events.record(messageEvent(tenant, 1, null, 'after the test'));
 
     const ids = (items: EventJson[]) => items.map((e) => e.id);
     expect(ids(await events(tenant))).toEqual([real.event.id]);
