@@ -38,10 +38,14 @@ export async function startMinio(opts: { startTimeoutMs?: number } = {}): Promis
   const binary = findMinio();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'vps-minio-'));
   const port = await freePort();
+  // MinIO picks its console's port at random when none is named, and now and then it picks the
+  // API's own port and refuses to start; naming a second free port removes that chance.
+  let consolePort = await freePort();
+  while (consolePort === port) consolePort = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   const accessKeyId = 'vps-test';
   const secretAccessKey = randomBytes(16).toString('hex');
-  const child = spawn(binary, ['server', dataDir, '--address', `127.0.0.1:${port}`, '--quiet'], {
+  const child = spawn(binary, ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off' },
   });
