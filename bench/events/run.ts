@@ -43,6 +43,7 @@ import { openBaselineDb, plainDeliveryAtRate, plainDeliveryLoop, startBareIntake
 import { countQueueHistory } from './history';
 import { BENCH_ACCOUNT, closePushAgent, postOnce, sendPush, signedPush, type PushResult } from './official-push';
 import { startPhaseProbe, type ProbeFigures } from './probes';
+import { profilePhase } from '../cpu-profile';
 import { startReceiver, type Receiver } from './receivers';
 
 const EVENTS = envInt('BENCH_EVENTS', 2_000);
@@ -102,10 +103,11 @@ async function throughputPhase(b: Bench, count: number) {
  * delays no later push), then waits for every healthy receipt. Latency counts from the scheduled
  * time, so a sender that fell behind (this process also runs the service) is not hidden.
  */
-async function steadyPhase(b: Bench) {
+async function steadyPhase(b: Bench, name: string) {
   for (const e of b.healthy) e.receiver.reset();
   const total = RATE * STEADY_S;
   const probe = await startPhaseProbe(b.baselineDb, b.database);
+  const stopProfile = await profilePhase(name);
   const start = Date.now() + 100;
   const sent: Array<PushResult & { scheduledAt: number }> = [];
   const inFlight: Array<Promise<void>> = [];
@@ -117,7 +119,9 @@ async function steadyPhase(b: Bench) {
   }
   await Promise.all(inFlight);
   await waitForReceipts(b.healthy, total, 300_000, 'the steady deliveries');
-  return { sent, probe: await probe.stop(total * b.healthy.length) };
+  const figures = await probe.stop(total * b.healthy.length);
+  await stopProfile();
+  return { sent, probe: figures };
 }
 
 /** Accepted pushes/s of each route, in interleaved rounds (bare first), medians. */
@@ -394,7 +398,7 @@ async function main() {
     };
 
     console.log(`[2/5] latency: ${RATE} events/s x ${ENDPOINTS} endpoints for ${STEADY_S} s (load average ${loadAverage()})`);
-    const steady = await steadyFigures(b, await steadyPhase(b));
+    const steady = await steadyFigures(b, await steadyPhase(b, 'steady'));
     await drainHealthy(b);
     // The same rate through the plain loop: the steady phases' CPU baseline.
     const steadyBaselineProbe = await startPhaseProbe(baselineDb, b.database);
@@ -403,7 +407,7 @@ async function main() {
 
     console.log(`[3/5] isolation: the same with a 4th endpoint answering 500 and a 5th hanging (load average ${loadAverage()})`);
     const bad = [await addEndpoint(b, failing), await addEndpoint(b, hanging)];
-    const isolated = await steadyFigures(b, await steadyPhase(b));
+    const isolated = await steadyFigures(b, await steadyPhase(b, 'isolation'));
     const badAttempts = await attemptsByEndpoint(
       b,
       bad.map((e) => e.row.id),

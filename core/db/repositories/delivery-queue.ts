@@ -7,7 +7,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { rowReader } from '../row-reader';
 import { DELIVERIES_CHANNEL, deliveryNotice, type DeliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
-import { queryRows, type Db, type Executor } from '../client';
+import { queryRows, rawQuery, type Db, type Executor } from '../client';
 import { deliveries, events, type DeliveryStatus } from '../schema';
 import type { DeliveryRow, EventRow } from './events';
 
@@ -132,7 +132,7 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
               and (lease_until is null or lease_until <= now())
             order by next_attempt_at, id
             limit asked.lim
-            for update skip locked
+            for no key update skip locked
           ) pick
           order by pick.id, asked.ord
         ), claimed as (
@@ -182,42 +182,58 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
+// $1…$10: the outcomes' columns, one array each, in the order of the unnest below.
+const RECORD_OUTCOMES = `
+  with v as (
+    -- Booleans and times travel as text: the drivers write a bool[] or a timestamptz[] parameter
+    -- wrongly (postgres.js's boolean array, drizzle's pass-through of time arrays).
+    select delivery_id, owner, attempt, started_at::timestamptz as started_at, duration_ms, status_code, error,
+      succeeded::bool as succeeded, status, next_attempt_at::timestamptz as next_attempt_at
+    from unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::int4[], $6::int4[], $7::text[], $8::text[],
+        $9::text[], $10::text[])
+      as v(delivery_id, owner, attempt, started_at, duration_ms, status_code, error, succeeded, status, next_attempt_at)
+  ), attempts as (
+    insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded)
+    select delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded from v
+    on conflict do nothing
+  ), owned as materialized (
+    -- Each row is looked up by its key and locked in id order, as cancelPendingDeliveries locks
+    -- them: two statements that lock the same rows in different orders deadlock, and deleting an
+    -- endpoint mid-drain did. A lookup per row is a plan that cannot go wrong; joined as a set, the
+    -- planner read the whole table whenever its statistics lagged behind a fast-growing one.
+    select d.ctid as tid, d.status as current, v.status, v.attempt, v.next_attempt_at
+    from (select * from v order by delivery_id) v
+      cross join lateral (select ctid, status from deliveries where id = v.delivery_id and lease_owner = v.owner for no key update) d
+  )
+  -- By the locked row's address. A row another statement changed after this one began (its lease
+  -- taken over, its delivery cancelled) is not visible there and is left alone, as it must be.
+  update deliveries d set
+    status = owned.status, attempts_made = greatest(d.attempts_made, owned.attempt), next_attempt_at = owned.next_attempt_at,
+    completed_at = case when owned.status = 'pending' then null else now() end, lease_until = null, lease_owner = null
+  from owned
+  where d.ctid = owned.tid and owned.current = 'pending'`;
+
 /**
- * Writes a batch of outcomes in two statements: the attempts (each once, however often a batch is
- * retried) and the rows' new state, which also gives up their leases.
+ * Writes a batch of outcomes in one statement: the attempts (each once, however often a batch is
+ * retried) and the rows' new state, which also gives up their leases. Arrays rather than a JSON
+ * document: planned generically for about ten rows, as unnest of a parameter is, the update finds
+ * its rows by address instead of scanning the table.
  */
-export async function recordOutcomes(db: Executor, outcomes: readonly AttemptOutcome[]): Promise<void> {
+export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const rows = outcomes.map((o) => ({
-    delivery_id: o.deliveryId,
-    owner: o.owner,
-    attempt: o.attempt,
-    started_at: o.startedAt.toISOString(),
-    duration_ms: o.durationMs,
-    status_code: o.statusCode,
-    error: o.error,
-    succeeded: o.succeeded,
-    status: o.status,
-    next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
-  }));
-  await db.execute(sql`with v as (
-      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
-        delivery_id text, owner text, attempt int, started_at timestamptz, duration_ms int, status_code int,
-        error text, succeeded boolean, status text, next_attempt_at timestamptz)
-    ), attempts as (
-      insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded)
-      select delivery_id, attempt, started_at, duration_ms, status_code, error, succeeded from v
-      on conflict do nothing
-    ), locked as (
-      -- Rows locked in id order, as cancelPendingDeliveries locks them: two statements that lock the
-      -- same rows in different orders deadlock, and deleting an endpoint mid-drain did.
-      select id from deliveries where id in (select delivery_id from v) order by id for update
-    )
-    update deliveries d set
-      status = v.status, attempts_made = greatest(d.attempts_made, v.attempt), next_attempt_at = v.next_attempt_at,
-      completed_at = case when v.status = 'pending' then null else now() end, lease_until = null, lease_owner = null
-    from v join locked on locked.id = v.delivery_id
-    where d.id = v.delivery_id and d.status = 'pending' and d.lease_owner = v.owner`);
+  const column = <T>(of: (o: AttemptOutcome) => T) => outcomes.map(of);
+  await rawQuery(db, RECORD_OUTCOMES, [
+    column((o) => o.deliveryId),
+    column((o) => o.owner),
+    column((o) => o.attempt),
+    column((o) => o.startedAt.toISOString()),
+    column((o) => o.durationMs),
+    column((o) => o.statusCode),
+    column((o) => o.error),
+    column((o) => String(o.succeeded)),
+    column((o) => o.status),
+    column((o) => o.nextAttemptAt?.toISOString() ?? null),
+  ]);
 }
 
 /**
