@@ -27,6 +27,13 @@ const HEARTBEAT_EVERY_MS = 1_000;
 /** How stale a drain's copy of its endpoint may be (its URL, whether it still exists); its keys come with each claim. */
 const ENDPOINT_REFRESH_MS = 1_000;
 
+/**
+ * How long a drain trusts the next due time it read, kept up to date with the retries it schedules
+ * itself: read each time the queue went idle, it cost a statement per event at a steady rate.
+ * What the drain cannot see come due (a lease another worker left to lapse) waits this long at most.
+ */
+const NEXT_DUE_REFRESH_MS = 1_000;
+
 export interface DrainDeps {
   db: Db;
   dispatcher: DeliveryDispatcher;
@@ -65,6 +72,8 @@ export class EndpointDrain {
   private health: Date | 'healthy' | undefined;
   /** Whether the last claim filled every free slot: more rows are probably due. */
   private more = true;
+  /** When the queue's next row not in flight is due (null: none), and when that was read. */
+  private nextDue: { at: number | null; readAt: number } | undefined;
   /**
    * Rows were queued (or the endpoint deleted) after this drain last looked: a drain that ends
    * with this set tells its workflow to drain again, since the notice reached this drain and no
@@ -108,6 +117,8 @@ export class EndpointDrain {
             owner: this.owner,
           });
           this.more = rows.length === free;
+          // A due time already passed named rows this claim has just taken or found gone.
+          if (rows.length > 0 && this.nextDue && this.nextDue.at !== null && this.nextDue.at <= Date.now()) this.nextDue = undefined;
           for (const row of rows) this.start(row, endpoint);
           if (rows.length > 0) continue;
           // A notice that brought no rows may be the endpoint's deletion, which cancels its rows
@@ -124,10 +135,12 @@ export class EndpointDrain {
           continue;
         }
         if (stopping) return false;
-        const next = await nextDueAt(this.deps.db, this.endpointId);
-        const untilNext = next ? next.getTime() - Date.now() : Infinity;
+        const next = await this.nextDueTime();
+        const untilNext = next === null ? Infinity : next - Date.now();
         if (untilNext <= 0) {
           this.more = true;
+          // Claimed now; if the claim finds nothing after all, the next round reads the time afresh.
+          this.nextDue = undefined;
           continue;
         }
         // Woken by a notice, which the next round takes.
@@ -204,6 +217,7 @@ export class EndpointDrain {
       } else {
         outcome.nextAttemptAt = new Date(Date.now() + pause);
         counted = 'failed';
+        if (this.nextDue) this.nextDue.at = Math.min(this.nextDue.at ?? Infinity, outcome.nextAttemptAt.getTime());
       }
     }
     await this.deps.record(outcome);
@@ -224,6 +238,15 @@ export class EndpointDrain {
     // notice arriving after it would start the workflow again for nothing.
     if (endpoint) await cancelPendingDeliveries(this.deps.db, endpoint.id);
     return true;
+  }
+
+  private async nextDueTime(): Promise<number | null> {
+    if (!this.nextDue || Date.now() - this.nextDue.readAt >= NEXT_DUE_REFRESH_MS) {
+      const readAt = Date.now();
+      const at = await nextDueAt(this.deps.db, this.endpointId);
+      this.nextDue = { at: at?.getTime() ?? null, readAt };
+    }
+    return this.nextDue.at;
   }
 
   private async currentEndpoint(): Promise<WebhookEndpointRow | undefined> {

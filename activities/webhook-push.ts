@@ -51,11 +51,12 @@ export type WebhookPush = (push: {
 export function createWebhookPush(opts: { allowInsecure: boolean; sealedBox: SealedBox }): WebhookPush {
   // One agent per worker: keeps connections to receivers alive between attempts and drains.
   const agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: contactableLookup(opts.allowInsecure) } });
+  const opened = new OpenedKeys(opts.sealedBox);
   return async ({ endpoint, signingKeys, event, deliveryId, timeoutMs }) => {
     const body = JSON.stringify(eventBody(event));
     // Outside the attempt: a key this worker cannot open (a key missing from its configuration) is
     // the service's fault, not the receiver's; it must not count against the endpoint's health.
-    const keys = liveKeys(opts.sealedBox, endpoint.id, signingKeys);
+    const keys = opened.of(endpoint.id, signingKeys);
     const startedAt = new Date();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -134,7 +135,31 @@ function failureReason(statusCode: number, reply: { text: string; brokenOff?: st
   return replaceUnstorable(`HTTP ${statusCode}${head ? `: ${head}` : ''}${brokenOff}`);
 }
 
-/** The keys pushes are signed with: the current one, and the previous one during its grace period. */
+/** Endpoints whose opened keys a worker keeps; past it, the oldest is dropped. */
+const OPENED_KEYS_KEPT = 10_000;
+
+/**
+ * The keys pushes are signed with (the current one, and the previous one during its grace
+ * period), opened once per stored value: opening and building the HMAC keys cost every push more
+ * than signing did. Keyed by the stored values as a claim read them, so a rotation is a new entry.
+ */
+class OpenedKeys {
+  private readonly kept = new Map<string, { stored: string; keys: PushKey[] }>();
+
+  constructor(private readonly box: SealedBox) {}
+
+  of(endpointId: string, stored: StoredSigningKeys): PushKey[] {
+    const value = `${stored.current}\n${stored.currentStandard}\n${stored.previous}\n${stored.previousStandard}`;
+    const hit = this.kept.get(endpointId);
+    if (hit?.stored === value) return hit.keys;
+    const keys = liveKeys(this.box, endpointId, stored);
+    this.kept.delete(endpointId);
+    if (this.kept.size >= OPENED_KEYS_KEPT) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(endpointId, { stored: value, keys });
+    return keys;
+  }
+}
+
 function liveKeys(box: SealedBox, endpointId: string, keys: StoredSigningKeys): PushKey[] {
   const open = (stored: string | null) => (stored === null ? null : openSigningKey(box, endpointId, stored));
   const stored: Array<[string, string | null]> = [[keys.current, keys.currentStandard]];

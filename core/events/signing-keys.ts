@@ -17,7 +17,7 @@
  * bound to their endpoint. Rows written before sealing hold them plain; they are read as they are
  * until core's re-seal sweep seals them (core/crypto/reseal-sweep.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes } from 'node:crypto';
 import { looksSealed, type SealedBox } from '../crypto/sealed-box';
 import type { PushKey } from './push-signature';
 
@@ -44,8 +44,8 @@ export function storedKeysOf(secret: string): { signingKey: string; standardKey:
 export function pushKeyOf(signingKey: string, standardKey: string | null): PushKey {
   const matches = standardKey !== null && signingKeyOf(standardKey) === signingKey;
   return {
-    serviceKey: signingKey,
-    standardKey: matches ? Buffer.from(standardKey.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(signingKey, 'hex'),
+    serviceKey: createSecretKey(signingKey, 'utf8'),
+    standardKey: createSecretKey(matches ? Buffer.from(standardKey.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(signingKey, 'hex')),
   };
 }
 

@@ -39,7 +39,7 @@ describe('Standard Webhooks signature', () => {
   it('signs with the secret’s bytes for today’s form and with the SHA-256 of an old secret, one entry per live key', () => {
     const current = pushKeyOf(signingKeyOf(NEW_SECRET), NEW_SECRET);
     const previous = pushKeyOf(signingKeyOf(OLD_SECRET), null);
-    expect(current.serviceKey).toBe(signingKeyOf(NEW_SECRET));
+    expect(current.serviceKey.export().toString('utf8')).toBe(signingKeyOf(NEW_SECRET));
     const headers = pushSignatureHeaders([current, previous], 'evt_1', 1_800_000_000, body);
     expect(headers).toEqual({
       'x-service-signature': pushSignature([signingKeyOf(NEW_SECRET), signingKeyOf(OLD_SECRET)], 1_800_000_000, body),
@@ -54,14 +54,15 @@ describe('Standard Webhooks signature', () => {
     // base64url, or no whsec_ at all: only the digest is kept, and its bytes are the standard key.
     for (const secret of [OLD_SECRET, 'my-own-secret', 'whsec_', 'whsec_c2hvcnQ=']) {
       expect(storedKeysOf(secret)).toEqual({ signingKey: signingKeyOf(secret), standardKey: null });
-      expect(pushKeyOfSecret(secret).standardKey).toEqual(createHash('sha256').update(secret).digest());
+      expect(pushKeyOfSecret(secret).standardKey.export()).toEqual(createHash('sha256').update(secret).digest());
     }
   });
 
   it('signs with the digest when the standard key beside the signing key is of another secret', () => {
     // A rotation by a process that writes only signing_key leaves the old secret in standard_key.
     const rotated = pushKeyOf(signingKeyOf(OLD_SECRET), NEW_SECRET);
-    expect(rotated).toEqual({ serviceKey: signingKeyOf(OLD_SECRET), standardKey: createHash('sha256').update(OLD_SECRET).digest() });
+    expect(rotated.serviceKey.export().toString('utf8')).toBe(signingKeyOf(OLD_SECRET));
+    expect(rotated.standardKey.export()).toEqual(createHash('sha256').update(OLD_SECRET).digest());
   });
 
   it('issues secrets as whsec_ and padded standard base64 of 32 bytes', () => {
