@@ -7,7 +7,7 @@
 import type { Event, WatchEventsRequest } from '../../gen/vps/event/v1/event_pb';
 import type { CustomerPrincipal } from '../context';
 import type { Db } from '../db/client';
-import { findEvent, lastEvent, listEvents } from '../db/repositories/events';
+import { findEvent, lastEvent, listEventsAfter } from '../db/repositories/events';
 import { ApiError } from '../errors';
 import type { EventHub } from './event-hub';
 import { checkPatterns, hiddenTypes } from './event-types';
@@ -133,7 +133,7 @@ async function* follow(
     while (!signal.aborted) {
       if (stale) {
         stale = false;
-        const rows = await listEvents(deps.db, { customerId, afterPosition: cursor, types, hiddenTypes: hidden, limit: PAGE_SIZE });
+        const rows = await listEventsAfter(deps.db, { customerId, afterPosition: cursor, types, hiddenTypes: hidden, limit: PAGE_SIZE });
         for (const row of rows) {
           if (signal.aborted) return;
           cursor = row.position;

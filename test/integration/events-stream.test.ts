@@ -259,6 +259,15 @@ describe('WatchEvents with the event hub', () => {
     const comment = await storeEvent(database, principal.customerId, 'vplat.comment.created');
     expect(await w.events(1)).toEqual([comment.id]);
 
+    // The stream's read matches the patterns in SQL: a prefix, and two exact types.
+    const prefixed = await watch(principal, { types: ['vplat.*'] }).ready();
+    const exact = await watch(principal, { types: ['service.endpoint.disabled', 'vplat.message.received'] }).ready();
+    const disabled = await storeEvent(database, principal.customerId, 'service.endpoint.disabled');
+    const message = await storeEvent(database, principal.customerId, 'vplat.message.received');
+    const deleted = await storeEvent(database, principal.customerId, 'vplat.comment.deleted');
+    expect(await prefixed.events(2)).toEqual([message.id, deleted.id]);
+    expect(await exact.events(2)).toEqual([disabled.id, message.id]);
+
     const bad = watch(principal, { types: ['vplat.*', 'vplat.comment.*'] });
     await expect(bad.next()).rejects.toMatchObject({ code: 2001, message: expect.stringMatching(/^types\[1\]: /) });
   });

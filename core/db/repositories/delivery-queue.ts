@@ -96,22 +96,52 @@ export interface ClaimRequest {
  * finishing) take different rows instead of waiting on each other; the lease keeps a row from being
  * claimed again while its attempt is in flight, and lapses by itself if its worker dies.
  */
-export async function claimDueDeliveries(db: Executor, q: ClaimRequest): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, q: ClaimRequest): Promise<ClaimedDelivery[]> {
   return (await claimDueDeliveriesOf(db, [q]))[0]!;
 }
+
+// $1: the requests, as JSON (ord, endpoint_id, lim, lease_ms, owner).
+const CLAIM_DUE = `
+  with asked as (
+    select * from jsonb_to_recordset($1::jsonb) as a(ord int, endpoint_id text, lim int, lease_ms int, owner text)
+  ), due as (
+    select distinct on (pick.id) asked.ord, asked.lease_ms, asked.owner, pick.id
+    from asked cross join lateral (
+      select id from deliveries
+      where endpoint_id = asked.endpoint_id and status = 'pending' and next_attempt_at <= now()
+        and (lease_until is null or lease_until <= now())
+      order by next_attempt_at, id
+      limit asked.lim
+      for no key update skip locked
+    ) pick
+    order by pick.id, asked.ord
+  ), claimed as (
+    update deliveries d set lease_until = now() + due.lease_ms * interval '1 millisecond', lease_owner = due.owner
+    from due
+    where d.id = due.id
+    returning due.ord, d.id, d.event_id, d.attempts_made, d.next_attempt_at
+  )
+  select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event, w.signing_key, w.standard_key,
+    case when w.previous_key_expires_at > now() then w.previous_signing_key end as previous_signing_key,
+    case when w.previous_key_expires_at > now() then w.previous_standard_key end as previous_standard_key
+  from claimed
+    join events e on e.id = claimed.event_id
+    join asked on asked.ord = claimed.ord
+    join webhook_endpoints w on w.id = asked.endpoint_id
+  order by claimed.ord, claimed.next_attempt_at, claimed.id`;
 
 /**
  * The claims of several drains (of any endpoints) in one statement, answered in the order asked:
  * the process's drains share it, as they share the outcome writes. Each request takes its rows as
  * claimDueDeliveries would; a row two requests of one endpoint both reach goes to one of them.
  */
-export async function claimDueDeliveriesOf(db: Executor, requests: readonly ClaimRequest[]): Promise<ClaimedDelivery[][]> {
+export async function claimDueDeliveriesOf(db: Db, requests: readonly ClaimRequest[]): Promise<ClaimedDelivery[][]> {
   const answers: ClaimedDelivery[][] = requests.map(() => []);
   const asked = requests.flatMap((q, ord) =>
     q.limit > 0 ? [{ ord, endpoint_id: q.endpointId, lim: q.limit, lease_ms: q.leaseMs, owner: q.owner }] : [],
   );
   if (asked.length === 0) return answers;
-  const rows = await queryRows<{
+  const rows = await rawQuery<{
     ord: number;
     id: string;
     attempts_made: number;
@@ -120,36 +150,7 @@ export async function claimDueDeliveriesOf(db: Executor, requests: readonly Clai
     previous_signing_key: string | null;
     standard_key: string | null;
     previous_standard_key: string | null;
-  }>(
-    db,
-    sql`with asked as (
-          select * from jsonb_to_recordset(${JSON.stringify(asked)}::jsonb) as a(ord int, endpoint_id text, lim int, lease_ms int, owner text)
-        ), due as (
-          select distinct on (pick.id) asked.ord, asked.lease_ms, asked.owner, pick.id
-          from asked cross join lateral (
-            select id from deliveries
-            where endpoint_id = asked.endpoint_id and status = 'pending' and next_attempt_at <= now()
-              and (lease_until is null or lease_until <= now())
-            order by next_attempt_at, id
-            limit asked.lim
-            for no key update skip locked
-          ) pick
-          order by pick.id, asked.ord
-        ), claimed as (
-          update deliveries d set lease_until = now() + due.lease_ms * interval '1 millisecond', lease_owner = due.owner
-          from due
-          where d.id = due.id
-          returning due.ord, d.id, d.event_id, d.attempts_made, d.next_attempt_at
-        )
-        select claimed.ord, claimed.id, claimed.attempts_made, row_to_json(e) as event, w.signing_key, w.standard_key,
-          case when w.previous_key_expires_at > now() then w.previous_signing_key end as previous_signing_key,
-          case when w.previous_key_expires_at > now() then w.previous_standard_key end as previous_standard_key
-        from claimed
-          join events e on e.id = claimed.event_id
-          join asked on asked.ord = claimed.ord
-          join webhook_endpoints w on w.id = asked.endpoint_id
-        order by claimed.ord, claimed.next_attempt_at, claimed.id`,
-  );
+  }>(db, CLAIM_DUE, [JSON.stringify(asked)]);
   for (const r of rows) {
     answers[r.ord]!.push({
       id: r.id,
@@ -260,14 +261,14 @@ export async function cancelPendingDeliveries(db: Executor, endpointId: string):
 }
 
 /** When the endpoint's next row not in flight becomes due; null when none is pending. */
-export async function nextDueAt(db: Executor, endpointId: string): Promise<Date | null> {
-  const [row] = await queryRows<{ at: string | Date | null }>(
-    db,
-    sql`select min(next_attempt_at) as at from deliveries
-        where endpoint_id = ${endpointId} and status = 'pending' and (lease_until is null or lease_until <= now())`,
-  );
+export async function nextDueAt(db: Db, endpointId: string): Promise<Date | null> {
+  const [row] = await rawQuery<{ at: string | Date | null }>(db, NEXT_DUE, [endpointId]);
   return row?.at ? new Date(row.at) : null;
 }
+
+const NEXT_DUE = `
+  select min(next_attempt_at) as at from deliveries
+  where endpoint_id = $1 and status = 'pending' and (lease_until is null or lease_until <= now())`;
 
 /** Backlog, due, in-flight and the oldest and next due times of each endpoint named. */
 export async function queueFigures(db: Executor, endpointIds: readonly string[]): Promise<Map<string, QueueFiguresRow>> {

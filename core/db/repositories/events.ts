@@ -2,7 +2,7 @@ import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, notInArray
 import { EVENTS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
 import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
-import { queryRows, type Db, type Executor } from '../client';
+import { rawQuery, type Db, type Executor } from '../client';
 import { rowReader } from '../row-reader';
 import { deliveries, deliveryAttempts, events, type DeliveryStatus } from '../schema';
 
@@ -41,6 +41,39 @@ export interface StoredEvent {
   deliveries: DeliveryRow[];
 }
 
+// $1: the customers' lock keys, $2: the events, $3: their deliveries (JSON); $4, $5: the channels.
+// Fixed text, run for every batch taken in: building it as a query cost more than sending it.
+const INSERT_EVENTS = `
+  with locks as (
+    select count(pg_advisory_xact_lock(k)) as taken from (
+      select distinct hashtext(key) as k from jsonb_array_elements_text($1::jsonb) as key order by k offset 0
+    ) as keys
+  ), input as (
+    select * from jsonb_to_recordset($2::jsonb) as i(
+      ord int, id text, customer_id text, seat_id text, platform text, type text, event text,
+      occurred_at timestamptz, data jsonb, source_key text, notice_prefix text)
+  ), ins as (
+    insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
+    select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input, locks order by ord
+    on conflict (customer_id, source_key) do nothing
+    returning *
+  ), queued as (
+    select * from jsonb_to_recordset($3::jsonb) as q(
+      id text, event_id text, endpoint_id text, reason text, workflow_id text, task_queue text, notice text)
+  ), outbox as (
+    insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, task_queue, next_attempt_at)
+    select queued.id, ins.id, queued.endpoint_id, ins.customer_id, queued.reason, queued.workflow_id, queued.task_queue, now()
+    from queued join ins on ins.id = queued.event_id
+    returning *
+  ), notices as (
+    select pg_notify($4, input.notice_prefix || ins.position) from ins join input on input.id = ins.id
+    union all
+    select pg_notify($5, queued.notice) from queued join ins on ins.id = queued.event_id
+  )
+  select (select coalesce(json_agg(ins), '[]'::json) from ins) as events,
+         (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
+         (select count(*) from notices) as notices`;
+
 /**
  * Stores events once, with their outbox rows and the notifications of both, in one statement (so
  * in one transaction, and one round trip: a batch's cost to Postgres is paid once). Inserts of one
@@ -78,38 +111,13 @@ export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEve
     })),
   );
   const lockKeys = [...new Set(inputs.map(({ event: e }) => `events:${e.customerId}`))];
-  const [written] = await queryRows<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(
-    db,
-    sql`with locks as (
-          select count(pg_advisory_xact_lock(k)) as taken from (
-            select distinct hashtext(key) as k from jsonb_array_elements_text(${JSON.stringify(lockKeys)}::jsonb) as key order by k offset 0
-          ) as keys
-        ), input as (
-          select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(
-            ord int, id text, customer_id text, seat_id text, platform text, type text, event text,
-            occurred_at timestamptz, data jsonb, source_key text, notice_prefix text)
-        ), ins as (
-          insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
-          select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input, locks order by ord
-          on conflict (customer_id, source_key) do nothing
-          returning *
-        ), queued as (
-          select * from jsonb_to_recordset(${JSON.stringify(queued)}::jsonb) as q(
-            id text, event_id text, endpoint_id text, reason text, workflow_id text, task_queue text, notice text)
-        ), outbox as (
-          insert into deliveries (id, event_id, endpoint_id, customer_id, reason, workflow_id, task_queue, next_attempt_at)
-          select queued.id, ins.id, queued.endpoint_id, ins.customer_id, queued.reason, queued.workflow_id, queued.task_queue, now()
-          from queued join ins on ins.id = queued.event_id
-          returning *
-        ), notices as (
-          select pg_notify(${EVENTS_CHANNEL}, input.notice_prefix || ins.position) from ins join input on input.id = ins.id
-          union all
-          select pg_notify(${DELIVERIES_CHANNEL}, queued.notice) from queued join ins on ins.id = queued.event_id
-        )
-        select (select coalesce(json_agg(ins), '[]'::json) from ins) as events,
-               (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
-               (select count(*) from notices) as notices`,
-  );
+  const [written] = await rawQuery<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(db, INSERT_EVENTS, [
+    JSON.stringify(lockKeys),
+    JSON.stringify(rows),
+    JSON.stringify(queued),
+    EVENTS_CHANNEL,
+    DELIVERIES_CHANNEL,
+  ]);
   const stored = new Map(written!.events.map((raw) => readEvent(raw)).map((e) => [e.id, e]));
   const byEvent = new Map<string, DeliveryRow[]>();
   for (const d of written!.deliveries.map((raw) => readDelivery(raw))) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
@@ -176,6 +184,29 @@ export async function listEvents(db: Executor, q: EventQuery): Promise<EventRow[
     .orderBy(asc(events.position))
     .limit(q.limit);
 }
+
+/**
+ * The customer's events after a position, oldest first, of the types the patterns name (none: all)
+ * minus the hidden ones: listEvents's answer for an event stream, which reads it on every new
+ * event, so fixed text rather than a built query. The patterns as typeFilter reads them.
+ */
+export async function listEventsAfter(
+  db: Db,
+  q: { customerId: string; afterPosition: number; types: readonly string[]; hiddenTypes: readonly string[]; limit: number },
+): Promise<EventRow[]> {
+  const types = q.types.includes('*') ? [] : [...q.types];
+  const rows = await rawQuery<Record<string, unknown>>(db, EVENTS_AFTER, [q.customerId, q.afterPosition, types, [...q.hiddenTypes], q.limit]);
+  return rows.map(readEvent);
+}
+
+const EVENTS_AFTER = `
+  select * from events
+  where customer_id = $1 and position > $2
+    and (cardinality($3::text[]) = 0 or type = any($3::text[])
+      or exists (select 1 from unnest($3::text[]) p where right(p, 2) = '.*' and starts_with(type, left(p, -1))))
+    and type <> all($4::text[])
+  order by position
+  limit $5`;
 
 /** The position of the customer's newest event, 0 before the first. */
 /** The customer's latest event's position and id; undefined before the first event. */

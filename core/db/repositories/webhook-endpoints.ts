@@ -1,9 +1,12 @@
-import { and, asc, count, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Executor } from '../client';
+import { and, asc, count, eq, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import { rawQuery, type Db, type Executor } from '../client';
+import { rowReader } from '../row-reader';
 import { webhookEndpoints } from '../schema';
 import { newId } from '../../ids';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+const readEndpoint = rowReader(webhookEndpoints);
 
 const live = (customerId: string) => and(eq(webhookEndpoints.customerId, customerId), isNull(webhookEndpoints.deletedAt));
 
@@ -35,15 +38,16 @@ export async function listLiveEndpoints(db: Executor, customerId: string): Promi
   return db.select().from(webhookEndpoints).where(live(customerId)).orderBy(asc(webhookEndpoints.id));
 }
 
-/** The live endpoints of several customers at once (the intake of a batch of events). */
-export async function listLiveEndpointsOf(db: Executor, customerIds: readonly string[]): Promise<WebhookEndpointRow[]> {
+/**
+ * The live endpoints of several customers at once: read with every batch of events taken in, so
+ * fixed text rather than a built query (building and mapping it cost more than the statement).
+ */
+export async function listLiveEndpointsOf(db: Db, customerIds: readonly string[]): Promise<WebhookEndpointRow[]> {
   if (customerIds.length === 0) return [];
-  return db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(inArray(webhookEndpoints.customerId, [...customerIds]), isNull(webhookEndpoints.deletedAt)))
-    .orderBy(asc(webhookEndpoints.id));
+  return (await rawQuery<Record<string, unknown>>(db, LIVE_ENDPOINTS_OF, [[...customerIds]])).map(readEndpoint);
 }
+
+const LIVE_ENDPOINTS_OF = `select * from webhook_endpoints where customer_id = any($1::text[]) and deleted_at is null order by id`;
 
 /** Soft delete; returns undefined when the endpoint is not a live endpoint of the customer. */
 export async function deleteEndpoint(db: Executor, customerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
