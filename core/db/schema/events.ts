@@ -40,7 +40,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * The outbox and the queue at once: one row per (event, endpoint) push, written in the event's own
  * transaction, drained by the endpoint's delivery workflow. A pending row is due at
  * `next_attempt_at`; a drain claims it by setting a lease, so no two workers send it at once, and a
- * lease left by a killed worker lapses by itself.
+ * lease left by a killed worker lapses by itself. Stored with fillfactor 70 (migration 0017): the
+ * lease touches no indexed column, so with room on the page the claim's update is HOT.
  */
 export const deliveries = pgTable(
   'deliveries',

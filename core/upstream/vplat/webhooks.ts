@@ -3,6 +3,7 @@
  * authorized account) and the verification of the pushes it sends.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { hmacKeyOf } from '../../crypto/hmac-keys';
 import { parseJsonLossless } from '../../events/lossless-json';
 import type { VplatClient } from './client';
 
@@ -96,7 +97,7 @@ export function verifyOfficialWebhook(opts: {
   if (!t || !s || !/^\d+$/.test(t) || !/^[0-9a-f]+$/i.test(s)) return { ok: false, reason: 'malformed signature header' };
   const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - Number(t)) > (opts.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS)) return { ok: false, reason: 'stale timestamp' };
-  const expected = Buffer.from(createHmac('sha256', opts.appSecret).update(`${t}.${opts.rawBody}`).digest('hex'));
+  const expected = Buffer.from(createHmac('sha256', hmacKeyOf(opts.appSecret)).update(`${t}.${opts.rawBody}`).digest('hex'));
   const given = Buffer.from(s.toLowerCase());
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'signature mismatch' };
   let webhook: OfficialWebhook;
