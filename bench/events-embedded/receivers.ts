@@ -37,7 +37,13 @@ export function textOf(kind: BodyKind, raw: string): { text?: string; receivedAt
   }
 }
 
-export async function startReceiver(name: string, kind: BodyKind): Promise<Receiver> {
+/**
+ * How a receiver answers: 200 ('ok'), 500 at once ('fail'), or never ('hang': the request is held
+ * until the receiver closes, so every attempt runs into the service's attempt timeout).
+ */
+export type Behaviour = 'ok' | 'fail' | 'hang';
+
+export async function startReceiver(name: string, kind: BodyKind, behaviour: Behaviour = 'ok'): Promise<Receiver> {
   const arrivals = new Map<string, number>();
   const receivedAt = new Map<string, number>();
   let requests = 0;
@@ -54,7 +60,8 @@ export async function startReceiver(name: string, kind: BodyKind): Promise<Recei
         else arrivals.set(parsed.text, at);
         if (parsed.receivedAt !== undefined) receivedAt.set(parsed.text, parsed.receivedAt);
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0}');
+      if (behaviour === 'hang') return;
+      res.writeHead(behaviour === 'ok' ? 200 : 500, { 'content-type': 'application/json' }).end('{"code":0}');
     });
   });
   server.keepAliveTimeout = 30_000;
