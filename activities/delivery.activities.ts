@@ -51,18 +51,23 @@ export interface DeliveryActivityDeps {
 /** Outcomes written in one statement at most. */
 const MAX_OUTCOME_BATCH = 256;
 
+/** How long an idle outcome writer waits for more outcomes before it writes (the receiver has them already). */
+const OUTCOME_GATHER_MS = 5;
+
 /** Drains' claims in one statement at most (each claims up to its endpoint's free slots). */
 const MAX_CLAIM_BATCH = 64;
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const push = createWebhookPush({ allowInsecure: deps.allowInsecureWebhookUrls, sealedBox: deps.sealedBox });
-  // One statement in flight; outcomes that finish meanwhile share the next one.
+  // One statement in flight; outcomes that finish meanwhile share the next one, and an idle writer
+  // gathers for a few ms first: the pushes of one event to its endpoints end a moment apart, and
+  // each took a statement of its own.
   const outcomes = new Batcher<AttemptOutcome, void>(
     async (batch) => {
       await recordOutcomes(deps.db, batch);
       return batch.map(() => undefined);
     },
-    { maxBatch: MAX_OUTCOME_BATCH, maxInFlight: 1, stallMs: 5_000, gather: 'turn' },
+    { maxBatch: MAX_OUTCOME_BATCH, maxInFlight: 1, stallMs: 5_000, gather: { ms: OUTCOME_GATHER_MS } },
   );
   // The claims of the process's drains that are due together (one notice wakes every endpoint's
   // drain) share a statement: on embedded PGlite each statement costs about 2 ms of its one

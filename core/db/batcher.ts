@@ -1,8 +1,8 @@
 /**
  * Gathers the calls that arrive while earlier statements are in flight and runs them as one
- * statement. There is no timer: an idle service runs each call at once (or at the end of the
- * event-loop turn, with `gather: 'turn'`), a busy one serves many calls per statement, so the
- * database's per-statement cost is shared out as the load grows.
+ * statement. An idle service runs each call at once (or at the end of the event-loop turn, with
+ * `gather: 'turn'`, or after a few ms, with `gather: { ms }`), a busy one serves many calls per
+ * statement, so the database's per-statement cost is shared out as the load grows.
  */
 export interface BatcherOptions {
   /** Calls in one statement at most, which bounds its parameters and its time. */
@@ -19,9 +19,11 @@ export interface BatcherOptions {
    * callbacks already due in this event-loop turn have run ('turn'). Embedded PGlite runs a
    * statement on this thread, so nothing arrives while one is "in flight" and 'call' would give
    * batches of one; 'turn' gathers the replies that one statement's run held up. It costs one
-   * turn of the loop, a few microseconds on an idle process.
+   * turn of the loop, a few microseconds on an idle process. `{ ms }` waits that long after the
+   * first call, for writes nobody waits on to see (a delivery's outcome, after its push): at a
+   * steady rate the calls of one moment then share a statement instead of taking one each.
    */
-  gather?: 'call' | 'turn';
+  gather?: 'call' | 'turn' | { ms: number };
 }
 
 interface Waiting<In, Out> {
@@ -46,13 +48,16 @@ export class Batcher<In, Out> {
   call(input: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.waiting.push({ input, resolve, reject });
-      if (this.options.gather !== 'turn') this.startBatches();
+      const gather = this.options.gather ?? 'call';
+      if (gather === 'call') this.startBatches();
       else if (!this.gathering) {
         this.gathering = true;
-        setImmediate(() => {
+        const start = () => {
           this.gathering = false;
           this.startBatches();
-        });
+        };
+        if (gather === 'turn') setImmediate(start);
+        else setTimeout(start, gather.ms);
       }
     });
   }

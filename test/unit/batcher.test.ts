@@ -61,6 +61,30 @@ describe('Batcher', () => {
     await expect(Promise.all(calls)).resolves.toEqual([2, 4, 6]);
   });
 
+  it('with gather { ms }, an idle batcher waits that long after its first call, and calls meanwhile share the batch', async () => {
+    jest.useFakeTimers();
+    try {
+      const { runs, run } = controlledRun<number, number>();
+      const batcher = new Batcher(run, { maxBatch: 10, maxInFlight: 1, gather: { ms: 5 } });
+      const first = batcher.call(1);
+      jest.advanceTimersByTime(4);
+      const second = batcher.call(2);
+      expect(runs).toHaveLength(0);
+      jest.advanceTimersByTime(1);
+      expect(runs.map((r) => r.inputs)).toEqual([[1, 2]]);
+      // A call while the batch is in flight waits for it, then goes at once: only an idle batcher gathers.
+      const third = batcher.call(3);
+      runs[0]!.answer(double(runs[0]!.inputs));
+      await expect(Promise.all([first, second])).resolves.toEqual([2, 4]);
+      await flush();
+      expect(runs.map((r) => r.inputs)).toEqual([[1, 2], [3]]);
+      runs[1]!.answer([6]);
+      await expect(third).resolves.toBe(6);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('gathers the calls that arrive while a batch is in flight into one next batch, in arrival order', async () => {
     const { runs, run } = controlledRun<number, number>();
     const batcher = new Batcher(run, { maxBatch: 10, maxInFlight: 1 });
