@@ -39,7 +39,12 @@ export function pushSignature(serviceKeys: ReadonlyArray<string | KeyObject>, ti
 }
 
 /** The `webhook-signature` value: one `v1,<base64>` per key, separated by spaces. */
-export function standardSignature(standardKeys: ReadonlyArray<Uint8Array | KeyObject>, messageId: string, timestamp: number, body: string): string {
+export function standardSignature(
+  standardKeys: ReadonlyArray<Uint8Array | KeyObject>,
+  messageId: string,
+  timestamp: number,
+  body: string,
+): string {
   return standardKeys
     .map((key) => `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`)
     .join(' ');

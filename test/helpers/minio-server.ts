@@ -45,10 +45,20 @@ export async function startMinio(opts: { startTimeoutMs?: number } = {}): Promis
   const endpoint = `http://127.0.0.1:${port}`;
   const accessKeyId = 'vps-test';
   const secretAccessKey = randomBytes(16).toString('hex');
-  const child = spawn(binary, ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off' },
-  });
+  const child = spawn(
+    binary,
+    ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        ...process.env,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+      },
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

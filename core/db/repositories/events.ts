@@ -111,13 +111,11 @@ export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEve
     })),
   );
   const lockKeys = [...new Set(inputs.map(({ event: e }) => `events:${e.customerId}`))];
-  const [written] = await rawQuery<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(db, INSERT_EVENTS, [
-    JSON.stringify(lockKeys),
-    JSON.stringify(rows),
-    JSON.stringify(queued),
-    EVENTS_CHANNEL,
-    DELIVERIES_CHANNEL,
-  ]);
+  const [written] = await rawQuery<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(
+    db,
+    INSERT_EVENTS,
+    [JSON.stringify(lockKeys), JSON.stringify(rows), JSON.stringify(queued), EVENTS_CHANNEL, DELIVERIES_CHANNEL],
+  );
   const stored = new Map(written!.events.map((raw) => readEvent(raw)).map((e) => [e.id, e]));
   const byEvent = new Map<string, DeliveryRow[]>();
   for (const d of written!.deliveries.map((raw) => readDelivery(raw))) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
@@ -195,7 +193,13 @@ export async function listEventsAfter(
   q: { customerId: string; afterPosition: number; types: readonly string[]; hiddenTypes: readonly string[]; limit: number },
 ): Promise<EventRow[]> {
   const types = q.types.includes('*') ? [] : [...q.types];
-  const rows = await rawQuery<Record<string, unknown>>(db, EVENTS_AFTER, [q.customerId, q.afterPosition, types, [...q.hiddenTypes], q.limit]);
+  const rows = await rawQuery<Record<string, unknown>>(db, EVENTS_AFTER, [
+    q.customerId,
+    q.afterPosition,
+    types,
+    [...q.hiddenTypes],
+    q.limit,
+  ]);
   return rows.map(readEvent);
 }
 
