@@ -60,6 +60,10 @@ export function createWebhookPush(opts: { allowInsecure: boolean; sealedBox: Sea
     const startedAt = new Date();
     let statusCode: number | null = null;
     let error: string | null = null;
+    // The attempt's bound, cleared when it ends: AbortSignal.timeout's timer would fire anyway, long
+    // after the answer, and build and dispatch an abort for every push made.
+    const attempt = new AbortController();
+    const bound = setTimeout(() => attempt.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     try {
       // Connecting to an IP literal asks no lookup: checked here, for endpoints registered under an older policy.
       const host = new URL(endpoint.url).hostname.replace(/^\[|\]$/g, '');
@@ -78,13 +82,15 @@ export function createWebhookPush(opts: { allowInsecure: boolean; sealedBox: Sea
         body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: attempt.signal,
       });
       statusCode = response.statusCode;
       const reply = await readReplyHead(response.body, MAX_REPLY_BYTES, timeoutMs);
       if (statusCode < 200 || statusCode >= 300) error = failureReason(statusCode, reply);
     } catch (err) {
       error = describeNetworkError(err, timeoutMs);
+    } finally {
+      clearTimeout(bound);
     }
     const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
     return { startedAt, durationMs: Date.now() - startedAt.getTime(), statusCode, error, succeeded };
