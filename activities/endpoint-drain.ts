@@ -30,7 +30,8 @@ const ENDPOINT_REFRESH_MS = 1_000;
 /**
  * How long a drain trusts the next due time it read, kept up to date with the retries it schedules
  * itself: read each time the queue went idle, it cost a statement per event at a steady rate.
- * What the drain cannot see come due (a lease another worker left to lapse) waits this long at most.
+ * What the drain cannot see come due (a lease another worker left to lapse) waits for a later read:
+ * at most this long while the drain is busy, the linger time while it is idle.
  */
 const NEXT_DUE_REFRESH_MS = 1_000;
 
@@ -155,6 +156,8 @@ export class EndpointDrain {
         const late = await nextDueAt(this.deps.db, this.endpointId);
         if (!late || late.getTime() > Date.now()) return false;
         this.local = this.deps.dispatcher.openDrain(this.endpointId);
+        this.more = true;
+        this.nextDue = undefined;
       }
     } finally {
       this.noticeLeft = this.local.takeNotice();

@@ -206,8 +206,11 @@ const RECORD_OUTCOMES = `
     from (select * from v order by delivery_id) v
       cross join lateral (select ctid, status from deliveries where id = v.delivery_id and lease_owner = v.owner for no key update) d
   )
-  -- By the locked row's address. A row another statement changed after this one began (its lease
-  -- taken over, its delivery cancelled) is not visible there and is left alone, as it must be.
+  -- By the locked row's address, which keeps the plan a lookup whatever the statistics say. A row
+  -- another statement changed after this one began is not visible there and is left alone: right
+  -- when its lease was taken over or its delivery cancelled. In the rare case where the change kept
+  -- the lease ours (this drain claimed the row again after its lease lapsed), the outcome is not
+  -- applied either: the lease lapses and the row is sent again, at least once as always.
   update deliveries d set
     status = owned.status, attempts_made = greatest(d.attempts_made, owned.attempt), next_attempt_at = owned.next_attempt_at,
     completed_at = case when owned.status = 'pending' then null else now() end, lease_until = null, lease_owner = null
