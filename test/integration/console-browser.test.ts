@@ -418,35 +418,27 @@ describe('the web console in a browser', () => {
     await nav('Publish records').click();
     await page.getByText('No publish records').waitFor();
     // A record as a refused publish leaves it; publishing itself has its own end-to-end tests.
-    const id = newId('pub');
-    await insertPublishRecord(stack.database.db, {
+    const videoRecord = (id: string) => ({
       id,
       customerId: tenant.customerId,
       seatId: tenant.seatId,
-      track: 'video',
-      kind: 'video',
-      channel: 'v1.3',
+      track: 'video' as const,
+      kind: 'video' as const,
+      channel: 'v1.3' as const,
       accountId: tenant.openId,
       request: {},
+      workflowId: workflowIds.publish(id),
+    });
+    const id = newId('pub');
+    await insertPublishRecord(stack.database.db, {
+      ...videoRecord(id),
       status: 'publish_failed',
       shareId: `share-${id}`,
       reason: 'video duration exceeds the limit',
-      workflowId: workflowIds.publish(id),
     });
     // One the platform has not given its id yet: the service's handle stands in, marked as such.
     const waiting = newId('pub');
-    await insertPublishRecord(stack.database.db, {
-      id: waiting,
-      customerId: tenant.customerId,
-      seatId: tenant.seatId,
-      track: 'video',
-      kind: 'video',
-      channel: 'v1.3',
-      accountId: tenant.openId,
-      request: {},
-      status: 'submitted',
-      workflowId: workflowIds.publish(waiting),
-    });
+    await insertPublishRecord(stack.database.db, { ...videoRecord(waiting), status: 'submitted' });
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expectText(page.getByRole('row', { name: new RegExp(waiting) }), `${publishHandleOf(waiting)} (handle)`);
     const row = page.getByRole('row', { name: new RegExp(id) });

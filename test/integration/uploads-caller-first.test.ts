@@ -168,6 +168,12 @@ describe('multipart routes know the caller before they read a file', () => {
   });
   afterAll(() => stack.close());
 
+  /** The routes' names, each with its place in routes(), for the tests run once per route. */
+  const ROUTE_NAMES: Array<[string, number]> = [
+    ['message media', 0],
+    ['photo', 1],
+    ['video', 2],
+  ];
   const MEDIA = '/v1/vplat/v1.3/business/message/media/upload';
   /** Each route, the fields that name a target of `tenant`, and those that name nobody's. */
   const routes = (): Array<{ path: string; ours: Record<string, string>; nobodys: Record<string, string>; unbound: number }> => [
@@ -176,59 +182,55 @@ describe('multipart routes know the caller before they read a file', () => {
     { path: '/v1/videos', ours: { seatId: videoSeatId }, nobodys: { seatId: 'seat_nobody' }, unbound: 1005 },
   ];
 
-  it.each([
-    ['message media', 0],
-    ['photo', 1],
-    ['video', 2],
-  ])('answers the %s upload without a key, with a wrong key and with a doubled Bearer before reading the file (1001)', async (_name, i) => {
-    const route = routes()[i]!;
-    for (const authorization of [undefined, 'Bearer vps_not_a_key_of_ours', `Bearer Bearer ${tenant.apiKey}`]) {
-      const answer = await holdingUpload(stack.baseUrl, route.path, authorization ? { authorization } : {}, route.ours);
-      expect(answer).toMatchObject({ status: 401, body: { code: 1001 } });
-    }
-  });
+  it.each(ROUTE_NAMES)(
+    'answers the %s upload without a key, with a wrong key and with a doubled Bearer before reading the file (1001)',
+    async (_name, i) => {
+      const route = routes()[i]!;
+      for (const authorization of [undefined, 'Bearer vps_not_a_key_of_ours', `Bearer Bearer ${tenant.apiKey}`]) {
+        const answer = await holdingUpload(stack.baseUrl, route.path, authorization ? { authorization } : {}, route.ours);
+        expect(answer).toMatchObject({ status: 401, body: { code: 1001 } });
+      }
+    },
+  );
 
-  it.each([
-    ['message media', 0],
-    ['photo', 1],
-    ['video', 2],
-  ])('answers the %s upload whose file comes before its fields without a key before reading the file (1001)', async (_name, i) => {
-    const route = routes()[i]!;
-    expect(await holdingUpload(stack.baseUrl, route.path, {}, {})).toMatchObject({ status: 401, body: { code: 1001 } });
-  });
+  it.each(ROUTE_NAMES)(
+    'answers the %s upload whose file comes before its fields without a key before reading the file (1001)',
+    async (_name, i) => {
+      const route = routes()[i]!;
+      expect(await holdingUpload(stack.baseUrl, route.path, {}, {})).toMatchObject({ status: 401, body: { code: 1001 } });
+    },
+  );
 
-  it.each([
-    ['message media', 0],
-    ['photo', 1],
-    ['video', 2],
-  ])('answers the %s upload for an account or seat that is not the caller’s before reading the file', async (_name, i) => {
-    const route = routes()[i]!;
-    const answer = await holdingUpload(stack.baseUrl, route.path, { authorization: `Bearer ${tenant.apiKey}` }, route.nobodys);
-    expect(answer).toMatchObject({ body: { code: route.unbound } });
-  });
+  it.each(ROUTE_NAMES)(
+    'answers the %s upload for an account or seat that is not the caller’s before reading the file',
+    async (_name, i) => {
+      const route = routes()[i]!;
+      const answer = await holdingUpload(stack.baseUrl, route.path, { authorization: `Bearer ${tenant.apiKey}` }, route.nobodys);
+      expect(answer).toMatchObject({ body: { code: route.unbound } });
+    },
+  );
 
-  it.each([
-    ['message media', 0],
-    ['photo', 1],
-    ['video', 2],
-  ])('lets a client that sends its whole %s upload before reading read the refusal, and keeps the connection', async (_name, i) => {
-    const route = routes()[i]!;
-    // Within the drain size, sent whole: read to its end, then answered.
-    expect(await answerThenRest(stack.baseUrl, route.path, route.nobodys, { totalBytes: 64 * 1024, sentBytes: 64 * 1024 })).toEqual({
-      first: expect.stringMatching(/^HTTP\/1.1 401 /),
-      second: 'HTTP/1.1 200 OK',
-    });
-    // Within the drain size, but held: answered once the client pauses, and read on.
-    expect(await answerThenRest(stack.baseUrl, route.path, route.nobodys, { totalBytes: 5 * MIB, sentBytes: MIB })).toEqual({
-      first: expect.stringMatching(/^HTTP\/1.1 401 /),
-      second: 'HTTP/1.1 200 OK',
-    });
-    // Beyond the drain size: answered at once, and read on while the client sends.
-    expect(await answerThenRest(stack.baseUrl, route.path, route.nobodys, { totalBytes: 40 * MIB, sentBytes: MIB })).toEqual({
-      first: expect.stringMatching(/^HTTP\/1.1 401 /),
-      second: 'HTTP/1.1 200 OK',
-    });
-  });
+  it.each(ROUTE_NAMES)(
+    'lets a client that sends its whole %s upload before reading read the refusal, and keeps the connection',
+    async (_name, i) => {
+      const route = routes()[i]!;
+      // Within the drain size, sent whole: read to its end, then answered.
+      expect(await answerThenRest(stack.baseUrl, route.path, route.nobodys, { totalBytes: 64 * 1024, sentBytes: 64 * 1024 })).toEqual({
+        first: expect.stringMatching(/^HTTP\/1.1 401 /),
+        second: 'HTTP/1.1 200 OK',
+      });
+      // Within the drain size, but held: answered once the client pauses, and read on.
+      expect(await answerThenRest(stack.baseUrl, route.path, route.nobodys, { totalBytes: 5 * MIB, sentBytes: MIB })).toEqual({
+        first: expect.stringMatching(/^HTTP\/1.1 401 /),
+        second: 'HTTP/1.1 200 OK',
+      });
+      // Beyond the drain size: answered at once, and read on while the client sends.
+      expect(await answerThenRest(stack.baseUrl, route.path, route.nobodys, { totalBytes: 40 * MIB, sentBytes: MIB })).toEqual({
+        first: expect.stringMatching(/^HTTP\/1.1 401 /),
+        second: 'HTTP/1.1 200 OK',
+      });
+    },
+  );
 
   it('answers an upload with an expired plan (1003) and of a disabled user (1002) before reading the file', async () => {
     const answer = await holdingUpload(stack.baseUrl, MEDIA, { authorization: `Bearer ${expired.apiKey}` }, { account: businessId });
@@ -279,11 +281,7 @@ describe('multipart routes know the caller before they read a file', () => {
     expect(accepted).toBeUndefined();
   });
 
-  it.each([
-    ['message media', 0],
-    ['photo', 1],
-    ['video', 2],
-  ])('reads on, answering nothing yet, while the %s upload of a caller it accepts is still coming', async (_name, i) => {
+  it.each(ROUTE_NAMES)('reads on, answering nothing yet, while the %s upload of a caller it accepts is still coming', async (_name, i) => {
     const route = routes()[i]!;
     const answer = await holdingUpload(stack.baseUrl, route.path, { authorization: `Bearer ${tenant.apiKey}` }, route.ours, {
       waitMs: 1_000,
