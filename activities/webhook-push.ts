@@ -15,6 +15,7 @@ import { DELIVERY_ID_HEADER, EVENT_ID_HEADER, pushSignatureHeaders, type PushKey
 import { isIP } from 'node:net';
 import { contactableLookup, isContactable } from '../core/net/address-policy';
 import { replaceUnstorable } from '../core/unstorable-text';
+import { KeptMap } from '../core/kept-map';
 
 /**
  * The most of a receiver's answer a push reads. A short answer is read to its end, so the
@@ -150,7 +151,7 @@ const OPENED_KEYS_KEPT = 10_000;
  * than signing did. Keyed by the stored values as a claim read them, so a rotation is a new entry.
  */
 class OpenedKeys {
-  private readonly kept = new Map<string, { stored: string; keys: PushKey[] }>();
+  private readonly kept = new KeptMap<string, { stored: string; keys: PushKey[] }>(OPENED_KEYS_KEPT);
 
   constructor(private readonly box: SealedBox) {}
 
@@ -159,8 +160,6 @@ class OpenedKeys {
     const hit = this.kept.get(endpointId);
     if (hit?.stored === value) return hit.keys;
     const keys = liveKeys(this.box, endpointId, stored);
-    this.kept.delete(endpointId);
-    if (this.kept.size >= OPENED_KEYS_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(endpointId, { stored: value, keys });
     return keys;
   }

@@ -4,15 +4,17 @@
  * that commit, and makes no Temporal call: the workers learn of the rows from a Postgres
  * notification and wake the endpoint's queue workflow (core/temporal/delivery-dispatcher.ts).
  * Events recorded while a batch is being written are written together in the next one, so a busy
- * customer's events share the lock and the round trips that order them.
+ * customer's events share the lock and the round trips that order them. The endpoints each event
+ * goes to come from memory, checked by the insert itself (see event-routes.ts).
  */
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { Batcher } from '../db/batcher';
 import { insertEvents, type DeliveryRow, type EventRow, type NewEvent, type Outbox, type StoredEvent } from '../db/repositories/events';
 import { enqueueDeliveries } from '../db/repositories/delivery-queue';
-import { listLiveEndpoints, listLiveEndpointsOf, type WebhookEndpointRow } from '../db/repositories/webhook-endpoints';
+import { listLiveEndpoints, type WebhookEndpointRow } from '../db/repositories/webhook-endpoints';
 import { workflowIds } from '../../workflows/workflow-ids';
+import { EventRoutes } from './event-routes';
 import { patternMatches } from './event-types';
 
 export interface DeliverySettings {
@@ -26,6 +28,21 @@ export interface DeliverySettings {
 interface Intake {
   input: NewEvent;
   endpointId?: string;
+  seatAccount?: string;
+}
+
+/**
+ * The event's seat no longer holds the account it was routed by (unbound, or bound to another
+ * account, since the caller looked it up): nothing was stored; look the account up afresh.
+ */
+export class SeatMovedError extends Error {
+  constructor(
+    readonly seatId: string,
+    readonly accountId: string,
+  ) {
+    super(`seat ${seatId} no longer holds account ${accountId}`);
+    this.name = 'SeatMovedError';
+  }
 }
 
 type Outcome = { ok: true; stored: StoredEvent } | { ok: false; error: unknown };
@@ -33,10 +50,19 @@ type Outcome = { ok: true; stored: StoredEvent } | { ok: false; error: unknown }
 /** Events in one statement at most, which bounds its size and the time its locks are held. */
 const MAX_INTAKE_BATCH = 200;
 
+/**
+ * Writes of a batch whose routes are checked; should every one find something changed (endpoints
+ * edited without pause), one more is made with routes read just before it and nothing checked, as
+ * before routes were kept: a batch is never refused for being unlucky.
+ */
+const CHECKED_TRIES = 3;
+
 export class EventRecorder {
   private readonly intake: Batcher<Intake, Outcome>;
+  private readonly routes: EventRoutes;
 
   constructor(private readonly deps: { db: Db; temporalClient: () => Promise<Client>; delivery: DeliverySettings }) {
+    this.routes = new EventRoutes(deps.db);
     // One batch in flight while the next gathers: events recorded in one process keep their order.
     this.intake = new Batcher((batch) => this.store(batch), { maxBatch: MAX_INTAKE_BATCH, maxInFlight: 1, stallMs: 5_000, gather: 'turn' });
   }
@@ -51,9 +77,13 @@ export class EventRecorder {
     return this.deps.temporalClient();
   }
 
-  /** Stores the event once (by its source key) with its deliveries; a repeated one sets off nothing. */
-  async record(input: NewEvent): Promise<StoredEvent> {
-    return unwrap(await this.intake.call({ input }));
+  /**
+   * Stores the event once (by its source key) with its deliveries; a repeated one sets off nothing.
+   * `seatAccount`, the account the caller found the event's seat to hold: stored only while the seat
+   * still holds it, or else SeatMovedError.
+   */
+  async record(input: NewEvent, opts: { seatAccount?: string } = {}): Promise<StoredEvent> {
+    return unwrap(await this.intake.call({ input, ...opts }));
   }
 
   /**
@@ -76,39 +106,56 @@ export class EventRecorder {
    * the database refuses fails alone rather than taking its batch with it.
    */
   private async store(batch: readonly Intake[]): Promise<Outcome[]> {
-    const attempt = async (items: readonly Intake[]): Promise<StoredEvent[]> => {
-      const endpoints = await listLiveEndpointsOf(this.deps.db, [...new Set(items.map((i) => i.input.customerId))]);
-      return insertEvents(
-        this.deps.db,
-        items.map(({ input, endpointId }) => ({
-          event: input,
-          outbox: this.outbox(
-            targetsOf(
-              endpoints.filter((e) => e.customerId === input.customerId),
-              input.type,
-              endpointId,
-            ),
-            'initial',
-          ),
-        })),
-      );
-    };
     try {
-      return (await attempt(batch)).map((stored) => ({ ok: true, stored }));
+      return await this.write(batch);
     } catch (err) {
       if (batch.length === 1) return [{ ok: false, error: err }];
       // One after another, so the events that are stored keep the order they were recorded in.
       const outcomes: Outcome[] = [];
       for (const item of batch) {
         try {
-          const [stored] = await attempt([item]);
-          outcomes.push({ ok: true, stored: stored! });
+          outcomes.push(...(await this.write([item])));
         } catch (error) {
           outcomes.push({ ok: false, error });
         }
       }
       return outcomes;
     }
+  }
+
+  /**
+   * Routes the events by the endpoints kept in memory and writes them. A write that finds a
+   * customer's routes changed writes nothing: those routes are read again and the batch written
+   * again. An event whose seat moved leaves the batch with SeatMovedError.
+   */
+  private async write(batch: readonly Intake[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = new Array<Outcome>(batch.length);
+    let pending = batch.map((item, at) => ({ item, at }));
+    for (let tries = 1; pending.length > 0; tries++) {
+      const checked = tries <= CHECKED_TRIES;
+      const routes = await this.routes.of(pending.map(({ item }) => item.input.customerId));
+      const outcome = await insertEvents(
+        this.deps.db,
+        pending.map(({ item: { input, endpointId, seatAccount } }) => ({
+          event: input,
+          outbox: this.outbox(targetsOf(routes.get(input.customerId)?.endpoints ?? [], input.type, endpointId), 'initial'),
+          ...(checked && seatAccount !== undefined ? { seatAccount } : {}),
+        })),
+        checked ? new Map([...routes].map(([customerId, r]) => [customerId, r.version])) : new Map(),
+      );
+      if ('stored' in outcome) {
+        outcome.stored.forEach((stored, k) => (outcomes[pending[k]!.at] = { ok: true, stored }));
+        break;
+      }
+      this.routes.forget(outcome.stale.customers);
+      const moved = new Set(outcome.stale.movedSeats);
+      for (const k of moved) {
+        const { item, at } = pending[k]!;
+        outcomes[at] = { ok: false, error: new SeatMovedError(item.input.seatId ?? '', item.seatAccount ?? '') };
+      }
+      pending = pending.filter((_, k) => !moved.has(k));
+    }
+    return outcomes;
   }
 
   private outbox(endpointIds: string[], reason: Outbox['reason']): Outbox {

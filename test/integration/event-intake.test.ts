@@ -1,11 +1,14 @@
 /**
  * Batched intake on the real Postgres: events recorded together are written in one transaction, yet
  * each keeps its own outcome: one stored event per source key, positions in the order recorded,
- * and an event the database refuses fails alone.
+ * and an event the database refuses fails alone. The endpoints and seats intake keeps in memory
+ * never route an event by what has changed in the database since.
  */
 import { asc, eq } from 'drizzle-orm';
-import { bindSeat, findSeatsByAccounts, insertSeat } from '../../core/db/repositories/seats';
-import { events } from '../../core/db/schema';
+import { bindSeat, findSeatsByAccounts, insertSeat, unbindSeat } from '../../core/db/repositories/seats';
+import { deleteEndpoint, insertEndpoint } from '../../core/db/repositories/webhook-endpoints';
+import { customers, events, webhookEndpoints } from '../../core/db/schema';
+import { SeatMovedError } from '../../core/events/recorder';
 import { createTenant, messageEvent, startStack, type Stack } from '../helpers/stack';
 
 describe('event intake', () => {
@@ -70,5 +73,59 @@ describe('event intake', () => {
     expect(outcomes.map((o) => o.status)).toEqual([...Array(5).fill('fulfilled'), 'rejected', ...Array(5).fill('fulfilled')]);
     const stored = await stack.database.db.select().from(events).where(eq(events.customerId, tenant.customerId));
     expect(stored).toHaveLength(10);
+  });
+
+  it('routes by endpoints kept in memory, yet follows endpoints another process adds, disables, resubscribes and deletes', async () => {
+    const db = stack.database.db;
+    const tenant = await createTenant(stack);
+    const record = async (n: number) => (await stack.events.record(message(tenant, n, null))).deliveries.map((d) => d.endpointId).sort();
+    const endpoint = (eventTypes: string[]) =>
+      insertEndpoint(db, {
+        customerId: tenant.customerId,
+        url: 'https://example.com/hook',
+        eventTypes,
+        signingKey: 'k',
+        standardKey: null,
+      });
+    expect(await record(0)).toEqual([]);
+    // Written straight to the database, as another process would: this recorder is told nothing.
+    const a = await endpoint(['vplat.message.*']);
+    expect(await record(1)).toEqual([a.id]);
+    const b = await endpoint(['vplat.comment.*']);
+    expect(await record(2)).toEqual([a.id]);
+    await db
+      .update(webhookEndpoints)
+      .set({ eventTypes: ['*'] })
+      .where(eq(webhookEndpoints.id, b.id));
+    expect(await record(3)).toEqual([a.id, b.id].sort());
+    await db.update(webhookEndpoints).set({ disabledAt: new Date() }).where(eq(webhookEndpoints.id, a.id));
+    expect(await record(4)).toEqual([b.id]);
+    await deleteEndpoint(db, tenant.customerId, b.id);
+    expect(await record(5)).toEqual([]);
+    // A column that does not route (the failing streak, written after pushes) leaves the routes kept.
+    await db.update(webhookEndpoints).set({ disabledAt: null }).where(eq(webhookEndpoints.id, a.id));
+    const version = async () => (await db.select().from(customers).where(eq(customers.id, tenant.customerId)))[0]!.routesVersion;
+    const before = await version();
+    await db.update(webhookEndpoints).set({ failingSince: new Date() }).where(eq(webhookEndpoints.id, a.id));
+    expect(await version()).toBe(before);
+    expect(await record(6)).toEqual([a.id]);
+  });
+
+  it('stores an event routed by a seat only while the seat still holds the account', async () => {
+    const db = stack.database.db;
+    const tenant = await createTenant(stack);
+    const seat = await insertSeat(db, { customerId: tenant.customerId, name: 'moved', track: 'video' });
+    const accountId = `intake-moved-${seat.id}`;
+    const binding = { accountUsername: accountId, credentialsSealed: null, accessTokenExpiresAt: null, refreshTokenExpiresAt: null };
+    await bindSeat(db, seat.id, { accountId, ...binding });
+    const input = (n: number) => ({ ...message(tenant, n, null), seatId: seat.id });
+    expect((await stack.events.record(input(0), { seatAccount: accountId })).created).toBe(true);
+    await unbindSeat(db, seat.id);
+    await expect(stack.events.record(input(1), { seatAccount: accountId })).rejects.toBeInstanceOf(SeatMovedError);
+    // Bound again to another account: still not the one the event was routed by.
+    await bindSeat(db, seat.id, { accountId: `${accountId}-other`, ...binding });
+    await expect(stack.events.record(input(2), { seatAccount: accountId })).rejects.toBeInstanceOf(SeatMovedError);
+    const stored = await db.select().from(events).where(eq(events.customerId, tenant.customerId));
+    expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([0]);
   });
 });

@@ -189,6 +189,26 @@ describe('events: ingestion, log, signed push with retries, redeliver', () => {
     expect(delivery!.attempts).toHaveLength(4);
   });
 
+  it('follows an account moved to another customer’s seat between two pushes, and that customer’s new endpoint', async () => {
+    const { tenant: first, openId, seatId } = await boundTenant();
+    const a = await receiver();
+    await endpoint(first, a.url, ['*']);
+    await comment(openId, 'before the move');
+    await a.waitFor(1);
+    // Moved through the admin API: the receiver, which keeps the account's seat in memory, is told nothing.
+    const second = await createTenant(stack);
+    const { seat } = await stack.admin.createSeat({ customerId: second.customerId, track: Track.VIDEO, name: 'moved here' });
+    await stack.admin.unbindSeat({ seatId });
+    await stack.admin.bindSeat({ seatId: seat!.id, accountId: openId, credentials: { accessToken: 'at-moved', refreshToken: 'rt-moved' } });
+    const b = await receiver();
+    await endpoint(second, b.url, ['vplat.comment.created']);
+    await comment(openId, 'after the move');
+    const [push] = await b.waitFor(1);
+    expect(bodyOf(push!)).toMatchObject({ seat_id: seat!.id, data: { text: 'after the move' } });
+    expect((await events(first)).map((e) => e.data.text)).toEqual(['before the move']);
+    expect(a.pushes).toHaveLength(1);
+  });
+
   it('stores a repeated official push once, and refuses a bad official signature', async () => {
     const { tenant, openId } = await boundTenant();
     const body = JSON.stringify({

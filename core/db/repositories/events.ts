@@ -41,20 +41,30 @@ export interface StoredEvent {
   deliveries: DeliveryRow[];
 }
 
-// $1: the customers' lock keys, $2: the events, $3: their deliveries (JSON); $4, $5: the channels.
-// Fixed text, run for every batch taken in: building it as a query cost more than sending it.
+// $1: the customers' lock keys, $2: the events, $3: their deliveries (JSON); $4, $5: the channels;
+// $6: the routes versions the outbox was chosen at (JSON). Fixed text, run for every batch taken in:
+// building it as a query cost more than sending it.
 const INSERT_EVENTS = `
-  with locks as (
-    select count(pg_advisory_xact_lock(k)) as taken from (
-      select distinct hashtext(key) as k from jsonb_array_elements_text($1::jsonb) as key order by k offset 0
-    ) as keys
-  ), input as (
+  with input as (
     select * from jsonb_to_recordset($2::jsonb) as i(
       ord int, id text, customer_id text, seat_id text, platform text, type text, event text,
-      occurred_at timestamptz, data jsonb, source_key text, notice_prefix text)
+      occurred_at timestamptz, data jsonb, source_key text, notice_prefix text, seat_account text)
+  ), stale_routes as (
+    select x.customer_id from jsonb_to_recordset($6::jsonb) as x(customer_id text, version bigint)
+    left join customers c on c.id = x.customer_id
+    where c.routes_version is distinct from x.version
+  ), moved_seats as (
+    select i.ord from input i where i.seat_account is not null
+      and not exists (select 1 from seats s where s.id = i.seat_id and s.account_id = i.seat_account)
+  ), go as (
+    select not exists (select 1 from stale_routes) and not exists (select 1 from moved_seats) as ok
+  ), locks as (
+    select count(pg_advisory_xact_lock(k)) as taken from (
+      select distinct hashtext(key) as k from jsonb_array_elements_text($1::jsonb) as key, go where go.ok order by k offset 0
+    ) as keys
   ), ins as (
     insert into events (id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key)
-    select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input, locks order by ord
+    select id, customer_id, seat_id, platform, type, event, occurred_at, data, source_key from input, locks, go where go.ok order by ord
     on conflict (customer_id, source_key) do nothing
     returning *
   ), queued as (
@@ -72,7 +82,29 @@ const INSERT_EVENTS = `
   )
   select (select coalesce(json_agg(ins), '[]'::json) from ins) as events,
          (select coalesce(json_agg(outbox), '[]'::json) from outbox) as deliveries,
-         (select count(*) from notices) as notices`;
+         (select count(*) from notices) as notices,
+         (select coalesce(json_agg(customer_id), '[]'::json) from stale_routes) as stale_customers,
+         (select coalesce(json_agg(ord), '[]'::json) from moved_seats) as moved_seats`;
+
+/** One event of a batch to store, with its deliveries, and what its routing assumed. */
+export interface EventInput {
+  event: NewEvent;
+  outbox?: Outbox;
+  /** The account the event's seat held when the event was routed to it: stored only while it still does. */
+  seatAccount?: string;
+}
+
+/** What a batch became: stored, or (nothing written) routed by facts that have changed since. */
+export type InsertOutcome =
+  | { stored: StoredEvent[] }
+  | {
+      stale: {
+        /** Customers whose routes version moved on since the outbox was chosen. */
+        customers: string[];
+        /** The inputs (by index) whose seat no longer holds the account. */
+        movedSeats: number[];
+      };
+    };
 
 /**
  * Stores events once, with their outbox rows and the notifications of both, in one statement (so
@@ -83,10 +115,18 @@ const INSERT_EVENTS = `
  * produces, in a fixed order, so batches of two processes never deadlock) and holds them to its
  * commit. Events and their deliveries commit together or not at all; an input whose source key is
  * taken (earlier, or earlier in the batch) stores and enqueues nothing and gets the event stored first.
+ *
+ * `routesVersions` are the versions of customers.routes_version the outboxes were chosen at. When
+ * one of them has moved on, or a seat no longer holds its input's `seatAccount`, the statement
+ * writes nothing at all and says what is stale, for the caller to route the batch again.
  */
-export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEvent; outbox?: Outbox }>): Promise<StoredEvent[]> {
-  if (inputs.length === 0) return [];
-  const rows = inputs.map(({ event: e }, ord) => ({
+export async function insertEvents(
+  db: Db,
+  inputs: readonly EventInput[],
+  routesVersions: ReadonlyMap<string, string> = new Map(),
+): Promise<InsertOutcome> {
+  if (inputs.length === 0) return { stored: [] };
+  const rows = inputs.map(({ event: e, seatAccount }, ord) => ({
     ord,
     id: newId('evt'),
     customer_id: e.customerId,
@@ -98,6 +138,7 @@ export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEve
     data: e.data,
     source_key: e.sourceKey,
     notice_prefix: eventNoticePrefix(e.customerId),
+    seat_account: seatAccount ?? null,
   }));
   const queued = inputs.flatMap(({ event: e, outbox }, i) =>
     (outbox?.endpointIds ?? []).map((endpointId) => ({
@@ -111,11 +152,22 @@ export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEve
     })),
   );
   const lockKeys = [...new Set(inputs.map(({ event: e }) => `events:${e.customerId}`))];
-  const [written] = await rawQuery<{ events: Array<Record<string, unknown>>; deliveries: Array<Record<string, unknown>> }>(
-    db,
-    INSERT_EVENTS,
-    [JSON.stringify(lockKeys), JSON.stringify(rows), JSON.stringify(queued), EVENTS_CHANNEL, DELIVERIES_CHANNEL],
-  );
+  const expected = [...routesVersions].map(([customer_id, version]) => ({ customer_id, version }));
+  const [written] = await rawQuery<{
+    events: Array<Record<string, unknown>>;
+    deliveries: Array<Record<string, unknown>>;
+    stale_customers: string[];
+    moved_seats: number[];
+  }>(db, INSERT_EVENTS, [
+    JSON.stringify(lockKeys),
+    JSON.stringify(rows),
+    JSON.stringify(queued),
+    EVENTS_CHANNEL,
+    DELIVERIES_CHANNEL,
+    JSON.stringify(expected),
+  ]);
+  if (written!.stale_customers.length > 0 || written!.moved_seats.length > 0)
+    return { stale: { customers: written!.stale_customers, movedSeats: written!.moved_seats } };
   const stored = new Map(written!.events.map((raw) => readEvent(raw)).map((e) => [e.id, e]));
   const byEvent = new Map<string, DeliveryRow[]>();
   for (const d of written!.deliveries.map((raw) => readDelivery(raw))) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
@@ -130,17 +182,21 @@ export async function insertEvents(db: Db, inputs: ReadonlyArray<{ event: NewEve
       .where(or(...taken.map((e) => and(eq(events.customerId, e.customerId), eq(events.sourceKey, e.sourceKey!)))));
     for (const e of found) holders.set(`${e.customerId}\n${e.sourceKey}`, e);
   }
-  return inputs.map(({ event: e }, i) => {
-    const event = stored.get(rows[i]!.id);
-    if (event) return { event, created: true, deliveries: byEvent.get(event.id) ?? [] };
-    return { event: holders.get(`${e.customerId}\n${e.sourceKey}`)!, created: false, deliveries: [] };
-  });
+  return {
+    stored: inputs.map(({ event: e }, i) => {
+      const event = stored.get(rows[i]!.id);
+      if (event) return { event, created: true, deliveries: byEvent.get(event.id) ?? [] };
+      return { event: holders.get(`${e.customerId}\n${e.sourceKey}`)!, created: false, deliveries: [] };
+    }),
+  };
 }
 
 /** One event; see insertEvents. */
 export async function insertEvent(db: Db, input: NewEvent, outbox?: Outbox): Promise<StoredEvent> {
-  const [stored] = await insertEvents(db, [{ event: input, ...(outbox ? { outbox } : {}) }]);
-  return stored!;
+  // Nothing assumed about routes or seats, so never stale.
+  const outcome = await insertEvents(db, [{ event: input, ...(outbox ? { outbox } : {}) }]);
+  if (!('stored' in outcome)) throw new Error('an insert that checks nothing was found stale');
+  return outcome.stored[0]!;
 }
 
 /** SQL for subscription patterns ("*", "vplat.*", exact types); undefined means no filter. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -9,6 +9,12 @@ export const customers = pgTable('customers', {
   seatQuota: integer('seat_quota').notNull().default(0),
   /** Null: the plan never expires. */
   planExpiresAt: timestamp('plan_expires_at', { withTimezone: true }),
+  /**
+   * Raised (by a trigger, migration 0019) whenever an endpoint of the customer is added, removed,
+   * enabled, disabled or resubscribed: intake keeps the endpoints it routes by in memory and stores
+   * an event only while this still holds the value it read them with (core/events/event-routes.ts).
+   */
+  routesVersion: bigint('routes_version', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
 });
 

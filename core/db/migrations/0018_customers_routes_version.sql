@@ -1,0 +1,1 @@
+ALTER TABLE "customers" ADD COLUMN "routes_version" bigint DEFAULT 0 NOT NULL;
