@@ -43,6 +43,8 @@
  *                            MEDIA_FOLDER_WRITES=page-cache does),
  *                            BENCH_UPLOAD_FIELDS=before (after: the service's upload sends
  *                            seatId after the file part, as curl -F file=@… -F seatId=… does),
+ *                            BENCH_DATABASE=postgres (embedded: the service on the PGlite of
+ *                            its data folder, as plain `npm start` runs),
  *                            BENCH_THREADS=0 (1: after each round's line, the CPU seconds of
  *                            each other thread of the receiving process: the hashing thread,
  *                            libuv's pool, V8's helpers), BENCH_KEEP=0 (1 keeps the data
@@ -78,6 +80,7 @@ const STORES = (process.env.BENCH_STORES ?? 'folder,s3').split(',').map((s) => s
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const KEEP = process.env.BENCH_KEEP === '1';
+const EMBEDDED = process.env.BENCH_DATABASE === 'embedded';
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const THREADS = process.env.BENCH_THREADS === '1';
 const FOLDER_WRITES = VARIABLES.MEDIA_FOLDER_WRITES.parse(process.env.BENCH_FOLDER_WRITES ?? 'direct');
@@ -326,6 +329,7 @@ async function runStore(
       env: serviceEnv,
       nodeArgs: [...(CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), ...SERVICE_NODE_ARGS],
       startTimeoutMs: 120_000,
+      embedded: EMBEDDED,
     });
     own('the service', () => service.stop(30_000));
     const bare = await startBare(
@@ -603,7 +607,7 @@ async function main() {
     for (const store of STORES)
       if (store !== 'folder' && store !== 's3') throw new Error(`BENCH_STORES: ${String(store)} is neither folder nor s3`);
     console.log(
-      `bench/upload: ${mib(BYTES)} MiB per transfer, ${ROUNDS} interleaved rounds (medians), stores ${STORES.join(', ')}; ${machineLine()}`,
+      `bench/upload: ${mib(BYTES)} MiB per transfer, ${ROUNDS} interleaved rounds (medians), stores ${STORES.join(', ')}${EMBEDDED ? ', embedded PGlite' : ''}; ${machineLine()}`,
     );
     const video = videoBytes(BYTES);
     const warmup = videoBytes(Math.min(WARMUP_BYTES, BYTES));

@@ -1,6 +1,7 @@
 /**
  * The service of bench/upload: `vps serve --role all` as a child process on a Postgres database of
- * its own (DATABASE_URL; the embedded Temporal dev server, the sandbox), with a fresh VPS_DATA_DIR,
+ * its own (DATABASE_URL; or, asked for, the embedded PGlite of its data folder; the embedded Temporal
+ * dev server, the sandbox), with a fresh VPS_DATA_DIR,
  * free loopback ports, and a customer with one bound video seat and an API key written straight
  * into the database before it starts. Its output goes to a log file. Also the readers of a process's
  * resident memory and CPU time from /proc, which the benchmark applies to it and to the baselines.
@@ -39,12 +40,16 @@ export async function startService(opts: {
   env: Record<string, string>;
   nodeArgs: string[];
   startTimeoutMs: number;
+  /** The embedded PGlite in the data folder instead of a Postgres database of its own. */
+  embedded?: boolean;
 }): Promise<ServiceChild> {
-  const database = await createBenchDatabase(`vps_bench_upload_${opts.name}`);
+  const database = opts.embedded
+    ? { url: undefined, drop: async () => undefined }
+    : await createBenchDatabase(`vps_bench_upload_${opts.name}`);
   const encryptionKey = randomBytes(32);
   let tenant: { apiKey: string; seatId: string };
   try {
-    tenant = await createTenant(database.url, encryptionKey);
+    tenant = await createTenant(database.url, opts.dataDir, encryptionKey);
   } catch (err) {
     await database.drop();
     throw err;
@@ -57,7 +62,7 @@ export async function startService(opts: {
       delete env[name];
   }
   Object.assign(env, {
-    DATABASE_URL: database.url,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
     VPS_DATA_DIR: opts.dataDir,
     VPS_ENCRYPTION_KEY: encryptionKey.toString('hex'),
     HOST: '127.0.0.1',
@@ -155,8 +160,8 @@ export async function startService(opts: {
  * video seat bound to an account whose credentials are sealed with the service's key. Uploads to
  * the video track never call the platform, so the account need not exist anywhere.
  */
-async function createTenant(url: string, encryptionKey: Buffer): Promise<{ apiKey: string; seatId: string }> {
-  const opened = await openDatabase({ url, dataDir: '.data', poolSize: 1 });
+async function createTenant(url: string | undefined, dataDir: string, encryptionKey: Buffer): Promise<{ apiKey: string; seatId: string }> {
+  const opened = await openDatabase({ ...(url ? { url } : {}), dataDir, poolSize: 1 });
   try {
     const { db } = opened;
     const customer = await tenancy.insertCustomer(db, { name: 'Bench', seatQuota: 1, planExpiresAt: null });

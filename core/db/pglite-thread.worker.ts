@@ -6,11 +6,13 @@
 import { parentPort } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Call, Reply, Request } from './pglite-thread';
+import { PREPARED_STATEMENT_LOST, PreparedStatements } from './pglite-prepared';
 
 const port = parentPort!;
 let db: PGlite | undefined;
 const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Promise<void> }>();
 const unlisteners = new Map<number, () => Promise<void>>();
+const statements = new PreparedStatements();
 
 /** Thrown into PGlite's transaction callback to make it roll back; not an error to report. */
 const ROLLBACK = Symbol('rollback');
@@ -28,10 +30,26 @@ async function handle(id: number, call: Call): Promise<unknown> {
   switch (call.op) {
     case 'open':
       db = await PGlite.create(call.dataDir);
+      statements.clear();
       return undefined;
     case 'query': {
       const parsers = Object.fromEntries(call.passThroughTypes.map((oid) => [oid, passThrough]));
-      return await target(call.txId).query(call.text, call.params, { rowMode: call.rowMode, parsers });
+      const options = { rowMode: call.rowMode, parsers };
+      const plan = statements.plan(call.text, call.params);
+      if (plan.kind === 'execute') {
+        try {
+          // The simple protocol: with nothing to bind, PGlite's extended one only adds messages
+          // (measured: an EXECUTE cost 158 µs through query, 99 µs through exec).
+          const results = await target(call.txId).exec(plan.text, options);
+          return results[results.length - 1];
+        } catch (err) {
+          if (!PREPARED_STATEMENT_LOST.has((err as { code?: string }).code ?? '')) throw err;
+          statements.forget(call.text);
+          // Inside a transaction the failure has aborted it: only a statement on its own runs again.
+          if (call.txId !== undefined) throw err;
+        }
+      } else if (plan.prepare) prepareLater(call.text, plan.prepare);
+      return await target(call.txId).query(call.text, call.params, options);
     }
     case 'exec':
       return await target(call.txId).exec(call.text);
@@ -56,6 +74,22 @@ async function handle(id: number, call: Call): Promise<unknown> {
       db = undefined;
       return undefined;
   }
+}
+
+/**
+ * Prepares a statement on the database itself, outside any transaction: PGlite runs it once an open
+ * transaction has ended. Until it is done the text runs as given.
+ */
+function prepareLater(text: string, prepare: { name: string; statement: string }): void {
+  const database = opened();
+  database.exec(prepare.statement).then(
+    () => {
+      if (db === database) statements.prepared(text, prepare.name);
+    },
+    () => {
+      if (db === database) statements.refused(text);
+    },
+  );
 }
 
 function opened(): PGlite {

@@ -114,6 +114,73 @@ describe('the embedded database (PGlite on a worker thread)', () => {
     expect(await notes(database)).toEqual(['first']);
   });
 
+  describe('statements it has run before, prepared', () => {
+    const prepared = async () =>
+      (await rawQuery<{ statement: string }>(database.db, "select statement from pg_prepared_statements where name like 'vps_s%'", [])).map(
+        (r) => r.statement,
+      );
+    const waitUntilPrepared = async (fragment: string) => {
+      while (!(await prepared()).some((s) => s.includes(fragment))) await new Promise((r) => setTimeout(r, 5));
+    };
+
+    it('answer as they did before they were prepared, every kind of parameter included', async () => {
+      const text =
+        'select $1::int + 1 as n, $2::text as t, $3::jsonb as j, $4::timestamptz as at, $5::text as nothing, $6::boolean as b, $7::text[] as list, $8::int[] as ns';
+      const list = ['a', 'b "c" \\ d', null, 'NULL', '{x,y}'];
+      const params = [41, "it's $p$ and ends in $p", '{"a": [1, "$p$"]}', '2024-05-06T07:08:09Z', null, true, list, [3, 4]];
+      const first = await rawQuery(database.db, text, params);
+      expect(first).toEqual([
+        { n: 42, t: params[1], j: { a: [1, '$p$'] }, at: new Date('2024-05-06T07:08:09Z'), nothing: null, b: true, list, ns: [3, 4] },
+      ]);
+      for (let run = 0; run < 4; run++) await rawQuery(database.db, text, params);
+      await waitUntilPrepared('$8::int[]');
+      expect(await rawQuery(database.db, text, params)).toEqual(first);
+    });
+
+    it('answer the same through drizzle, inside a transaction as outside', async () => {
+      const query = sql`select ${41}::int + 1 as n, ${"it's $p"}::text as t, ${'2024-05-06T07:08:09Z'}::timestamptz as at`;
+      const rows = async (executor: Pick<Database['db'], 'execute'>) => (await executor.execute(query)) as unknown as { rows: unknown[] };
+      const first = (await rows(database.db)).rows;
+      expect(first).toEqual([{ n: 42, t: "it's $p", at: '2024-05-06 07:08:09+00' }]);
+      for (let run = 0; run < 4; run++) await rows(database.db);
+      await waitUntilPrepared('$3::timestamptz as at');
+      expect((await rows(database.db)).rows).toEqual(first);
+      await database.db.transaction(async (tx) => {
+        expect((await rows(tx)).rows).toEqual(first);
+      });
+    });
+
+    it("keep Postgres's fields on a failure, inside a transaction as outside", async () => {
+      const insert = (id: number, note: string) => sql`insert into test_notes values (${id}, ${note})`;
+      for (let id = 1; id <= 4; id++) await database.db.execute(insert(id, `note ${id}`));
+      await waitUntilPrepared('insert into test_notes');
+      const outside = await database.db.execute(insert(1, 'again')).catch((err: unknown) => err);
+      // drizzle wraps the database's error as its cause.
+      expect(sqlState(outside)).toBe(UNIQUE_VIOLATION);
+      expect((outside as Error).cause).toMatchObject({ constraint: 'test_notes_pkey', detail: 'Key (id)=(1) already exists.' });
+      const inside = await database.db
+        .transaction(async (tx) => {
+          await tx.execute(insert(5, 'in the transaction'));
+          await tx.execute(insert(2, 'again'));
+        })
+        .catch((err: unknown) => err);
+      expect(sqlState(inside)).toBe(UNIQUE_VIOLATION);
+      expect(await notes(database)).toEqual(['note 1', 'note 2', 'note 3', 'note 4']);
+    });
+
+    it('answers with the new columns after the table changed under a prepared statement', async () => {
+      await rawQuery(database.db, 'create table test_shapes (id int primary key)', []);
+      await rawQuery(database.db, 'insert into test_shapes values (1)', []);
+      const select = 'select * from test_shapes where id = $1';
+      for (let run = 0; run < 4; run++) expect(await rawQuery(database.db, select, [1])).toEqual([{ id: 1 }]);
+      await waitUntilPrepared('test_shapes');
+      await rawQuery(database.db, "alter table test_shapes add column label text not null default 'new'", []);
+      // The prepared plan's result type no longer fits: the statement runs as given instead.
+      expect(await rawQuery(database.db, select, [1])).toEqual([{ id: 1, label: 'new' }]);
+      expect(await rawQuery(database.db, select, [1])).toEqual([{ id: 1, label: 'new' }]);
+    });
+  });
+
   it('delivers notifications to a listener until it unlistens', async () => {
     const received: string[] = [];
     const unlisten = await database.listen('test_channel', (payload) => received.push(payload));
