@@ -19,9 +19,10 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /**
    * Subscribes to a Postgres notification channel on a connection of its own; resolves once the
-   * subscription is active, with the function that ends it.
+   * subscription is active, with the function that ends it. `onRelisten` is called each time the
+   * subscription is made again on a new connection (notifications sent meanwhile are lost).
    */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onPayload: (payload: string) => void, onRelisten?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -102,9 +103,14 @@ async function openPostgres(url: string, poolSize: number, runMigrations: boolea
   return {
     db,
     kind: 'postgres',
-    async listen(channel, onPayload) {
-      // postgres.js keeps one dedicated connection for all listeners and re-listens after a reconnect.
-      const { unlisten } = await client.listen(channel, onPayload);
+    async listen(channel, onPayload, onRelisten) {
+      // postgres.js keeps one dedicated connection for all listeners and re-listens after a
+      // reconnect, calling the last argument after every LISTEN, the first one included.
+      let listened = false;
+      const { unlisten } = await client.listen(channel, onPayload, () => {
+        if (listened) onRelisten?.();
+        listened = true;
+      });
       return unlisten;
     },
     close: () => client.end({ timeout: 5 }),
@@ -127,6 +133,7 @@ async function openPglite(dataDir: string, runMigrations: boolean): Promise<Data
   return {
     db,
     kind: 'pglite',
+    // One connection inside this process, never lost: nothing to listen again for.
     listen: (channel, onPayload) => client.listen(channel, onPayload),
     close: () => client.close(),
   };

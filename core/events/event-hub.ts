@@ -5,14 +5,19 @@
  * stream would spend a database connection per open SSE client instead.
  */
 import type { Database } from '../db/client';
+import { eventFromNotice, type EventRow } from '../db/repositories/events';
 import type { Logger } from '../logger';
 import { EVENTS_CHANNEL, parseEventNotice } from './stream-channel';
 
 /**
- * Told the position of a newly committed event of the subscribed customer, or 'credentials' when
- * one of the customer's credentials was withdrawn.
+ * What a subscriber is told: a newly committed event of the subscribed customer (with its row when
+ * the notice carried it), one of the customer's credentials withdrawn, or `resync` when
+ * notifications may have been lost (the listening connection was re-established): every notice
+ * since the subscriber's last read of the log can no longer be assumed to have arrived.
  */
-export type NoticeListener = (notice: number | 'credentials') => void;
+export type HubNotice = { kind: 'event'; position: number; row?: EventRow } | { kind: 'credentials' } | { kind: 'resync' };
+
+export type NoticeListener = (notice: HubNotice) => void;
 
 export class EventHub {
   private readonly subscribers = new Map<string, Set<NoticeListener>>();
@@ -68,7 +73,11 @@ export class EventHub {
 
   private start(): Promise<unknown> {
     if (!this.listening) {
-      const listening = this.deps.listen(EVENTS_CHANNEL, (payload) => this.dispatch(payload));
+      const listening = this.deps.listen(
+        EVENTS_CHANNEL,
+        (payload) => this.dispatch(payload),
+        () => this.tellAll({ kind: 'resync' }),
+      );
       this.listening = listening;
       // A failed LISTEN (database unreachable) must not stick: the next subscriber tries again.
       listening.catch((err: unknown) => {
@@ -82,17 +91,35 @@ export class EventHub {
   private dispatch(payload: string): void {
     const notice = parseEventNotice(payload);
     if (!notice) {
-      this.deps.logger.warn({ payload, channel: EVENTS_CHANNEL }, 'ignored a malformed event notification');
+      this.deps.logger.warn({ payload: payload.slice(0, 200), channel: EVENTS_CHANNEL }, 'ignored a malformed event notification');
       return;
     }
     const listeners = this.subscribers.get(notice.customerId);
     if (!listeners) return;
+    if ('credentials' in notice) return this.tell(notice.customerId, listeners, { kind: 'credentials' });
+    let row: EventRow | undefined;
+    if (notice.row !== undefined) {
+      try {
+        row = eventFromNotice(notice.row);
+      } catch (err) {
+        // Without the row, subscribers read the event from the log.
+        this.deps.logger.warn({ err, customerId: notice.customerId }, 'an event notification carried a row that could not be read');
+      }
+    }
+    this.tell(notice.customerId, listeners, { kind: 'event', position: notice.position, ...(row ? { row } : {}) });
+  }
+
+  private tellAll(notice: HubNotice): void {
+    for (const [customerId, listeners] of this.subscribers) this.tell(customerId, listeners, notice);
+  }
+
+  private tell(customerId: string, listeners: ReadonlySet<NoticeListener>, notice: HubNotice): void {
     for (const listener of listeners) {
       try {
-        listener('credentials' in notice ? 'credentials' : notice.position);
+        listener(notice);
       } catch (err) {
         // One faulty subscriber must not starve the others of the same notification.
-        this.deps.logger.error({ err, customerId: notice.customerId }, 'event stream subscriber failed on a notification');
+        this.deps.logger.error({ err, customerId }, 'event stream subscriber failed on a notification');
       }
     }
   }

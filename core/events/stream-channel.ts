@@ -1,13 +1,21 @@
 /**
  * The Postgres notification that tells every core instance an event was stored. It is sent inside
  * the storing transaction, so it arrives only once the event is committed and readable, in commit
- * order. The payload names the customer and position; listeners read the event from the log.
+ * order. The payload names the customer and position and, when it fits a notification
+ * (EVENT_IN_NOTICE_BYTES), carries the stored row as JSON after a space: a stream that has seen
+ * every notice since its last read sends the event from it without reading the log.
  */
 export const EVENTS_CHANNEL = 'vps_events';
 
 export function eventNotice(customerId: string, position: number): string {
   return `${eventNoticePrefix(customerId)}${position}`;
 }
+
+/**
+ * The largest row (as JSON) a notice carries: Postgres refuses payloads of 8,000 bytes or more, and
+ * the customer id and position come first. A larger event's notice names its position only.
+ */
+export const EVENT_IN_NOTICE_BYTES = 7_600;
 
 /** The notice without its position, for a statement that appends the position it generates. */
 export function eventNoticePrefix(customerId: string): string {
@@ -26,16 +34,18 @@ export function credentialsNotice(customerId: string): string {
   return `${eventNoticePrefix(customerId)}${CREDENTIALS_CHANGED}`;
 }
 
-/** An event stored at a position, or the customer's credentials changed. */
-export type StreamNotice = { customerId: string; position: number } | { customerId: string; credentials: true };
+/** An event stored at a position (with its row as JSON text, when it fitted), or the customer's credentials changed. */
+export type StreamNotice = { customerId: string; position: number; row?: string } | { customerId: string; credentials: true };
 
 export function parseEventNotice(payload: string): StreamNotice | undefined {
-  const at = payload.lastIndexOf(':');
+  const space = payload.indexOf(' ');
+  const head = space < 0 ? payload : payload.slice(0, space);
+  const at = head.lastIndexOf(':');
   if (at <= 0) return undefined;
-  const customerId = payload.slice(0, at);
-  const tail = payload.slice(at + 1);
-  if (tail === CREDENTIALS_CHANGED) return { customerId, credentials: true };
+  const customerId = head.slice(0, at);
+  const tail = head.slice(at + 1);
+  if (tail === CREDENTIALS_CHANGED && space < 0) return { customerId, credentials: true };
   const position = Number(tail);
   if (!/^\d+$/.test(tail) || !Number.isSafeInteger(position)) return undefined;
-  return { customerId, position };
+  return space < 0 ? { customerId, position } : { customerId, position, row: payload.slice(space + 1) };
 }

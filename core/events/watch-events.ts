@@ -1,15 +1,22 @@
 /**
  * EventService.WatchEvents: a customer's events as they are stored, after replaying the ones after
- * a given event (the SSE Last-Event-ID). The log is the only source of content: a notification only
- * says "read again", and every read starts after the last position sent, so an event is sent once,
- * in position order, whether it arrives through the replay, a notification or a catch-up read.
+ * a given event (the SSE Last-Event-ID). Every read of the log starts after the last position sent,
+ * and an event that comes with its notice is sent only when its position is past that, so an event
+ * is sent once, in position order, whether it arrives through the replay, a notice or a catch-up
+ * read.
+ *
+ * Why a notice's row can stand in for a read: the stream subscribes before its first read, a
+ * customer's events commit in position order (intake's lock), and notifications arrive in commit
+ * order. So once a read has been issued, every event it does not return is announced afterwards,
+ * in order; a notice without its row (too large for a notification), a lost connection (`resync`)
+ * or a slow client's backlog sends the stream back to reading.
  */
 import type { Event, WatchEventsRequest } from '../../gen/vps/event/v1/event_pb';
 import type { CustomerPrincipal } from '../context';
 import type { Db } from '../db/client';
-import { findEvent, lastEvent, listEventsAfter } from '../db/repositories/events';
+import { findEvent, keptByEventsAfter, lastEvent, listEventsAfter, type EventRow } from '../db/repositories/events';
 import { ApiError } from '../errors';
-import type { EventHub } from './event-hub';
+import type { EventHub, HubNotice } from './event-hub';
 import { checkPatterns, hiddenTypes } from './event-types';
 import { toEventMessage } from './present';
 import type { StreamCredential, StreamLeases } from './stream-leases';
@@ -39,6 +46,12 @@ export interface WatchEventsMessage {
 
 /** Events read per query; a long replay is sent in pages of this size. */
 const PAGE_SIZE = 100;
+
+/**
+ * Events a stream keeps from notices while its client has not taken them; one more and it drops
+ * them and reads the log instead, so a slow client costs memory only up to this.
+ */
+const MAX_NOTICED = 1_000;
 
 /**
  * Messages, in this order: one without an event as soon as the stream is live (so a caller knows
@@ -106,12 +119,19 @@ async function* follow(
   const { types, hidden } = start;
   let { cursor, resumeId } = start;
   let stale = true;
+  /** Events from notices that came after the last read was issued, in commit order. */
+  let noticed: EventRow[] = [];
   let wake: (() => void) | undefined;
   /** A credential of the customer was withdrawn: a heartbeat now makes the caller check this stream's. */
   let checkNow = false;
-  const poke = (notice?: number | 'credentials') => {
-    if (notice === 'credentials') checkNow = true;
-    else stale = true;
+  const poke = (notice?: HubNotice) => {
+    if (notice?.kind === 'credentials') checkNow = true;
+    else if (notice?.kind === 'event' && notice.row && !stale && noticed.length < MAX_NOTICED) noticed.push(notice.row);
+    // While stale, the read still to come finds the event: it committed before that read starts.
+    else if (notice?.kind !== 'event' || !stale) {
+      stale = true;
+      noticed = [];
+    }
     wake?.();
   };
   // Subscribed before the log is read: an event committed from here on is either in the read
@@ -133,6 +153,7 @@ async function* follow(
     while (!signal.aborted) {
       if (stale) {
         stale = false;
+        noticed = [];
         const rows = await listEventsAfter(deps.db, { customerId, afterPosition: cursor, types, hiddenTypes: hidden, limit: PAGE_SIZE });
         for (const row of rows) {
           if (signal.aborted) return;
@@ -141,6 +162,16 @@ async function* follow(
           quietSince = Date.now();
         }
         if (rows.length === PAGE_SIZE) stale = true;
+        continue;
+      }
+      const next = noticed.shift();
+      if (next) {
+        // Already sent (it was in a read), or not one this stream asked for: only the cursor moves.
+        if (next.position <= cursor) continue;
+        cursor = next.position;
+        if (!keptByEventsAfter({ types, hiddenTypes: hidden }, next.type)) continue;
+        yield { event: toEventMessage(next) };
+        quietSince = Date.now();
         continue;
       }
       const idleFor = Date.now() - quietSince;

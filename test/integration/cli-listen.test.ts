@@ -86,8 +86,23 @@ describe('vps listen', () => {
   const comment = (openId: string, text: string) => env.sb.control('POST', `/_sandbox/accounts/${openId}/comments`, { text });
   const message = (openId: string, text: string) => env.sb.control('POST', `/_sandbox/accounts/${openId}/messages`, { text });
   /** The tenant's log, oldest first, read through the stack's own gateway. */
-  const logged = async (tenant: Tenant) =>
-    (await call<{ items: EventObject[] }>(env.stack.baseUrl, 'GET', '/v1/events?limit=100', { key: tenant.apiKey })).body.data.items;
+  /** The whole log, every page of it: a slow restart can leave more than one page of events. */
+  const logged = async (tenant: Tenant) => {
+    const items: EventObject[] = [];
+    for (let cursor = ''; ;) {
+      const page = (
+        await call<{ items: EventObject[]; nextCursor: string; hasMore: boolean }>(
+          env.stack.baseUrl,
+          'GET',
+          `/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          { key: tenant.apiKey },
+        )
+      ).body.data;
+      items.push(...page.items);
+      if (!page.hasMore) return items;
+      cursor = page.nextCursor;
+    }
+  };
   const loggedAtLeast = (tenant: Tenant, count: number) =>
     eventually(
       () => logged(tenant),

@@ -272,6 +272,76 @@ describe('WatchEvents with the event hub', () => {
     await expect(bad.next()).rejects.toMatchObject({ code: 2001, message: expect.stringMatching(/^types\[1\]: /) });
   });
 
+  it('sends live events from their notices, without reading the log', async () => {
+    const principal = await newCustomer(database);
+    // The stream's own connection is closed once it has read the log and waits: any read now fails.
+    const own = await openTestDatabase();
+    const w = new Watch({ ...deps, db: own.db }, principal, { types: ['vplat.*'] });
+    watches.push(w);
+    await w.ready();
+    expect(await w.eventsWithin(100)).toEqual([]);
+    await own.close();
+    const stored = [
+      await storeEvent(database, principal.customerId, 'vplat.message.received', 1),
+      await storeEvent(database, principal.customerId, 'service.endpoint.disabled', 2),
+      await storeEvent(database, principal.customerId, 'vplat.comment.created', 3),
+    ];
+    expect(await w.eventsWithin(500)).toEqual([stored[0]!.id, stored[2]!.id]);
+  });
+
+  it('reads an event too large for its notice from the log, in order with the events around it', async () => {
+    const principal = await newCustomer(database);
+    const w = await watch(principal).ready();
+    const small = await storeEvent(database, principal.customerId);
+    const { event: large } = await insertEvent(database.db, {
+      customerId: principal.customerId,
+      seatId: 'seat_test',
+      platform: 'vplat',
+      type: 'vplat.message.received',
+      event: 'im_receive_msg',
+      occurredAt: new Date(),
+      data: { text: 'x'.repeat(10_000) },
+      sourceKey: null,
+    });
+    const after = await storeEvent(database, principal.customerId);
+    expect(await w.events(3)).toEqual([small.id, large.id, after.id]);
+    expect(await w.eventsWithin(200)).toEqual([]);
+  });
+
+  it('reads the log again when the listening connection was re-established, so a notice lost meanwhile loses no event', async () => {
+    const principal = await newCustomer(database);
+    let relisten: (() => void) | undefined;
+    let dropNext = false;
+    // A hub whose notifications the test can lose, and whose connection it can say was re-established.
+    const lossy = new EventHub({
+      listen: (channel, onPayload, onRelisten) => {
+        relisten = onRelisten;
+        return database.listen(
+          channel,
+          (payload) => {
+            if (dropNext && payload.startsWith(`${principal.customerId}:`)) dropNext = false;
+            else onPayload(payload);
+          },
+          onRelisten,
+        );
+      },
+      logger,
+    });
+    try {
+      const w = new Watch({ ...deps, hub: lossy }, principal);
+      watches.push(w);
+      await w.ready();
+      dropNext = true;
+      const lost = await storeEvent(database, principal.customerId);
+      await until(() => !dropNext, 'the notice to be lost');
+      relisten!();
+      const next = await storeEvent(database, principal.customerId);
+      expect(await w.events(2)).toEqual([lost.id, next.id]);
+    } finally {
+      await lossy.close();
+    }
+  });
+
   it('sends a message without an event after each quiet heartbeat interval', async () => {
     const principal = await newCustomer(database);
     const w = await watch(principal, {}, 60).ready();

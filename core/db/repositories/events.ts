@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { EVENTS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
+import { EVENT_IN_NOTICE_BYTES, EVENTS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
 import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
 import { rawQuery, type Db, type Executor } from '../client';
@@ -42,7 +42,8 @@ export interface StoredEvent {
 }
 
 // $1: the customers' lock keys, $2: the events, $3: their deliveries (JSON); $4, $5: the channels;
-// $6: the routes versions the outbox was chosen at (JSON). Fixed text, run for every batch taken in:
+// $6: the routes versions the outbox was chosen at (JSON); $7: the largest row an event notice
+// carries (see stream-channel.ts). Fixed text, run for every batch taken in:
 // building it as a query cost more than sending it.
 const INSERT_EVENTS = `
   with input as (
@@ -76,7 +77,8 @@ const INSERT_EVENTS = `
     from queued join ins on ins.id = queued.event_id
     returning *
   ), notices as (
-    select pg_notify($4, input.notice_prefix || ins.position) from ins join input on input.id = ins.id
+    select pg_notify($4, input.notice_prefix || ins.position || case when octet_length(r.j) <= $7 then ' ' || r.j else '' end)
+    from ins join input on input.id = ins.id, lateral (select row_to_json(ins)::text as j) as r
     union all
     select pg_notify($5, queued.notice) from queued join ins on ins.id = queued.event_id
   )
@@ -165,6 +167,7 @@ export async function insertEvents(
     EVENTS_CHANNEL,
     DELIVERIES_CHANNEL,
     JSON.stringify(expected),
+    EVENT_IN_NOTICE_BYTES,
   ]);
   if (written!.stale_customers.length > 0 || written!.moved_seats.length > 0)
     return { stale: { customers: written!.stale_customers, movedSeats: written!.moved_seats } };
@@ -189,6 +192,21 @@ export async function insertEvents(
       return { event: holders.get(`${e.customerId}\n${e.sourceKey}`)!, created: false, deliveries: [] };
     }),
   };
+}
+
+/** An event from the row an event notice carries (row_to_json of the stored row; see stream-channel.ts). */
+export function eventFromNotice(json: string): EventRow {
+  return readEvent(JSON.parse(json) as Record<string, unknown>);
+}
+
+/**
+ * Whether listEventsAfter's filter keeps an event of this type: its twin in memory, for events a
+ * stream takes from notices instead of reading them. It must keep exactly what EVENTS_AFTER keeps.
+ */
+export function keptByEventsAfter(q: { types: readonly string[]; hiddenTypes: readonly string[] }, type: string): boolean {
+  const types = q.types.includes('*') ? [] : q.types;
+  const named = types.length === 0 || types.some((p) => p === type || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))));
+  return named && !q.hiddenTypes.includes(type);
 }
 
 /** One event; see insertEvents. */
