@@ -19,10 +19,14 @@ export const MAX_PREPARED_STATEMENTS = 512;
 export const PREPARE_AFTER_RUNS = 2;
 
 /**
- * What EXECUTE fails with when its statement cannot serve as prepared any more: a plan whose result
- * type a schema change altered (0A000), or a statement the session does not have (26000).
+ * Whether EXECUTE failed because its statement cannot serve as prepared any more: a plan whose
+ * result type a schema change altered (0A000 with that message; the code alone means any feature
+ * not supported), or a statement the session does not have (26000).
  */
-export const PREPARED_STATEMENT_LOST = new Set(['0A000', '26000']);
+export function preparedStatementLost(err: { code?: string; message?: string }): boolean {
+  if (err.code === '26000') return true;
+  return err.code === '0A000' && /cached plan must not change result type/.test(err.message ?? '');
+}
 
 type Scalar = string | number | boolean | bigint | null | undefined;
 /** A parameter a literal can carry: a scalar, or a one-dimensional array of them (`text[]` and the like). */
@@ -50,17 +54,27 @@ function arrayText(values: readonly Scalar[]): string {
 
 /**
  * A parameter as an SQL literal of unknown type, so that EXECUTE coerces it to the parameter's
- * type. Dollar-quoted with a tag the value does not contain, which needs no escaping and does not
+ * type. Postgres's coercion of text is what the bound path does for every value our statements
+ * pass (strings, numbers for numeric columns, `text[]` arrays); it is not for two shapes PGlite's
+ * serializers would convert first: a number for a timestamp (epoch milliseconds) and an array for
+ * a json column. No statement passes either; one that did would fail from its third run. Dollar-quoted with a tag the value does not contain, which needs no escaping and does not
  * depend on `standard_conforming_strings`.
  */
 export function literalOf(value: Plain): string {
   if (value === null || value === undefined) return 'NULL';
   const text = Array.isArray(value) ? arrayText(value) : String(value as Exclude<Scalar, null | undefined>);
   // The quote ends at the first `$tag$` of value and closing delimiter together, so that must be
-  // the closing one: a value ending in `$p` would otherwise end it early.
-  let tag = 'p';
-  for (let n = 0; `${text}$${tag}$`.indexOf(`$${tag}$`) !== text.length; n++) tag = `p${n}`;
-  return `$${tag}$${text}$${tag}$`;
+  // the closing one. The tags the value holds are found in one pass (values are written by anyone:
+  // trying tag after tag against the whole value would be quadratic in the tags it holds); a tag
+  // that the value's end completes (a value ending in `$p`) is found by the final check.
+  const held = new Set<string>();
+  for (const m of text.matchAll(/\$(p\d*)(?=\$)/g)) held.add(m[1]!);
+  for (let n = -1; ; n++) {
+    const tag = n < 0 ? 'p' : `p${n}`;
+    if (held.has(tag)) continue;
+    if (`${text}$${tag}$`.indexOf(`$${tag}$`, Math.max(0, text.length - tag.length - 2)) === text.length) return `$${tag}$${text}$${tag}$`;
+    held.add(tag);
+  }
 }
 
 /** What to run for one query: its text as given, or the EXECUTE of its prepared statement. */

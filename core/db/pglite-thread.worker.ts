@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Call, Reply, Request } from './pglite-thread';
-import { PREPARED_STATEMENT_LOST, PreparedStatements } from './pglite-prepared';
+import { preparedStatementLost, PreparedStatements } from './pglite-prepared';
 
 const port = parentPort!;
 let db: PGlite | undefined;
@@ -43,7 +43,7 @@ async function handle(id: number, call: Call): Promise<unknown> {
           const results = await target(call.txId).exec(plan.text, options);
           return results[results.length - 1];
         } catch (err) {
-          if (!PREPARED_STATEMENT_LOST.has((err as { code?: string }).code ?? '')) throw err;
+          if (!preparedStatementLost(err as { code?: string; message?: string })) throw err;
           statements.forget(call.text);
           // Inside a transaction the failure has aborted it: only a statement on its own runs again.
           if (call.txId !== undefined) throw err;

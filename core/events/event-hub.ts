@@ -7,7 +7,7 @@
 import type { Database } from '../db/client';
 import { eventFromNotice, type EventRow } from '../db/repositories/events';
 import type { Logger } from '../logger';
-import { EVENTS_CHANNEL, parseEventNotice } from './stream-channel';
+import { EVENT_ROWS_CHANNEL, EVENTS_CHANNEL, parseEventNotice } from './stream-channel';
 
 /**
  * What a subscriber is told: a newly committed event of the subscribed customer (with its row when
@@ -22,6 +22,8 @@ export type NoticeListener = (notice: HubNotice) => void;
 export class EventHub {
   private readonly subscribers = new Map<string, Set<NoticeListener>>();
   private listening: Promise<() => Promise<void>> | undefined;
+  /** Notices received and not yet handed on (see receive). */
+  private received: string[] = [];
   private closed = false;
 
   constructor(private readonly deps: { listen: Database['listen']; logger: Logger }) {}
@@ -73,19 +75,41 @@ export class EventHub {
 
   private start(): Promise<unknown> {
     if (!this.listening) {
-      const listening = this.deps.listen(
-        EVENTS_CHANNEL,
-        (payload) => this.dispatch(payload),
-        () => this.tellAll({ kind: 'resync' }),
+      const listen = (channel: string) =>
+        this.deps.listen(
+          channel,
+          (payload) => this.receive(payload),
+          () => this.tellAll({ kind: 'resync' }),
+        );
+      const listening = Promise.all([listen(EVENT_ROWS_CHANNEL), listen(EVENTS_CHANNEL)]).then(
+        (ends) => async () => void (await Promise.all(ends.map((end) => end()))),
       );
       this.listening = listening;
       // A failed LISTEN (database unreachable) must not stick: the next subscriber tries again.
       listening.catch((err: unknown) => {
         if (this.listening === listening) this.listening = undefined;
-        this.deps.logger.error({ err, channel: EVENTS_CHANNEL }, 'could not listen for stored events');
+        this.deps.logger.error({ err, channel: EVENT_ROWS_CHANNEL }, 'could not listen for stored events');
       });
     }
     return this.listening;
+  }
+
+  /**
+   * Notices are handed on a turn later. postgres.js passes a re-established connection's first
+   * notices on as it reads them, but says the LISTEN is back (resync) only a few promise ticks
+   * later: handed on at once, a row could reach a stream before the resync that says notices were
+   * lost before it, and the stream would send it past the lost one. A turn later, every resync of
+   * the same read has been told first.
+   */
+  private receive(payload: string): void {
+    this.received.push(payload);
+    if (this.received.length === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const payloads = this.received;
+    this.received = [];
+    for (const payload of payloads) this.dispatch(payload);
   }
 
   private dispatch(payload: string): void {

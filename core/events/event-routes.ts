@@ -6,7 +6,10 @@
  * stores nothing when a customer's version has moved on (an endpoint added, removed, enabled,
  * disabled or resubscribed since: migration 0019's trigger raises it). The batch is then routed
  * again from a fresh read. So an event is never routed by endpoints older than the ones a fresh
- * read at the insert's start would have found, in this process or any other.
+ * read at the insert statement's start would have found, in this process or any other. (The check
+ * reads in that statement's snapshot, taken before it waits for the customer's lock: a change that
+ * commits during that wait applies from the next event on, as it did when the endpoints were read
+ * in a statement of their own.)
  */
 import type { Db } from '../db/client';
 import { readCustomerRoutes, type CustomerRoutes } from '../db/repositories/webhook-endpoints';

@@ -12,7 +12,7 @@ import type { Db } from '../db/client';
 import { Batcher } from '../db/batcher';
 import { insertEvents, type DeliveryRow, type EventRow, type NewEvent, type Outbox, type StoredEvent } from '../db/repositories/events';
 import { enqueueDeliveries } from '../db/repositories/delivery-queue';
-import { listLiveEndpoints, type WebhookEndpointRow } from '../db/repositories/webhook-endpoints';
+import { listLiveEndpoints, type EndpointRoute } from '../db/repositories/webhook-endpoints';
 import { workflowIds } from '../../workflows/workflow-ids';
 import { EventRoutes } from './event-routes';
 import { patternMatches } from './event-types';
@@ -164,7 +164,7 @@ export class EventRecorder {
 }
 
 /** The endpoints an event goes to: the one named (if live), or every enabled one whose patterns match its type. */
-function targetsOf(endpoints: readonly WebhookEndpointRow[], type: string, endpointId?: string): string[] {
+function targetsOf(endpoints: readonly EndpointRoute[], type: string, endpointId?: string): string[] {
   const chosen = endpointId
     ? endpoints.filter((e) => e.id === endpointId)
     : endpoints.filter((e) => !e.disabledAt && e.eventTypes.some((p) => patternMatches(p, type)));

@@ -7,15 +7,25 @@
  */
 export const EVENTS_CHANNEL = 'vps_events';
 
+/**
+ * Where intake announces the events it stores, each notice with its row when it fits: a channel of
+ * its own, so that a release that reads only positions on EVENTS_CHANNEL (during a rolling
+ * upgrade) never sees a row it cannot parse; its streams then catch up at their heartbeats.
+ * Current releases listen on both.
+ */
+export const EVENT_ROWS_CHANNEL = 'vps_event_rows';
+
 export function eventNotice(customerId: string, position: number): string {
   return `${eventNoticePrefix(customerId)}${position}`;
 }
 
 /**
- * The largest row (as JSON) a notice carries: Postgres refuses payloads of 8,000 bytes or more, and
- * the customer id and position come first. A larger event's notice names its position only.
+ * The largest row (as JSON) a notice carries; a larger event's notice names its position only.
+ * Postgres refuses payloads of 8,000 bytes, but the limit is set far lower: its notification queue
+ * never splits an entry across its 8 KB pages, so entries over about 4 KB take a page each, and a
+ * listener that stops reading fills the queue (and then fails every insert) that much sooner.
  */
-export const EVENT_IN_NOTICE_BYTES = 7_600;
+export const EVENT_IN_NOTICE_BYTES = 2_000;
 
 /** The notice without its position, for a statement that appends the position it generates. */
 export function eventNoticePrefix(customerId: string): string {

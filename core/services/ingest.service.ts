@@ -24,6 +24,9 @@ import { verifyOfficialWebhook } from '../upstream/vplat/webhooks';
  */
 const SEAT_LOOKUP_BATCHING = { maxBatch: 256, maxInFlight: 1, stallMs: 5_000, gather: 'turn' } as const;
 
+/** What is kept of an account's seat: only what routing needs (not its sealed credentials). */
+type KeptSeat = Pick<SeatRow, 'id' | 'customerId'>;
+
 /** Accounts whose seat is kept in memory; one more drops the one read longest ago. */
 const KEPT_ACCOUNTS = 50_000;
 
@@ -37,7 +40,7 @@ export class IngestHandlers implements ServiceImpl<typeof IngestService> {
    * insert checks that the seat still holds the account (SeatMovedError if not, and the account is
    * read afresh). An account no seat holds is not kept: it is read again at its next push.
    */
-  private readonly kept = new KeptMap<string, SeatRow>(KEPT_ACCOUNTS);
+  private readonly kept = new KeptMap<string, KeptSeat>(KEPT_ACCOUNTS);
 
   constructor(private readonly deps: { db: Db; events: EventRecorder; app: { appId: string; appSecret: string }; logger: Logger }) {
     this.lookups = new Batcher((accountIds) => findSeatsByAccounts(deps.db, 'video', accountIds), SEAT_LOOKUP_BATCHING);
@@ -83,10 +86,12 @@ export class IngestHandlers implements ServiceImpl<typeof IngestService> {
     }
   }
 
-  private async lookUp(account: string): Promise<SeatRow | undefined> {
+  private async lookUp(account: string): Promise<KeptSeat | undefined> {
     const seat = await this.lookups.call(account);
-    if (seat) this.kept.set(account, seat);
-    return seat;
+    if (!seat) return undefined;
+    const kept = { id: seat.id, customerId: seat.customerId };
+    this.kept.set(account, kept);
+    return kept;
   }
 
   /** An account no seat holds (unbound since): nothing to log, and nobody to tell. */

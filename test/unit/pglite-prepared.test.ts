@@ -1,4 +1,10 @@
-import { literalOf, MAX_PREPARED_STATEMENTS, PREPARE_AFTER_RUNS, PreparedStatements } from '../../core/db/pglite-prepared';
+import {
+  literalOf,
+  MAX_PREPARED_STATEMENTS,
+  PREPARE_AFTER_RUNS,
+  preparedStatementLost,
+  PreparedStatements,
+} from '../../core/db/pglite-prepared';
 
 describe('literals for EXECUTE', () => {
   it('writes null and undefined as NULL, everything else dollar-quoted as text', () => {
@@ -81,5 +87,24 @@ describe('which statements are prepared', () => {
     for (let run = 0; run <= PREPARE_AFTER_RUNS + 1; run++) expect(statements.plan('select $1', [1])).toEqual({ kind: 'as-is' });
     statements.clear();
     expect(statements.plan('select 0', [])).toEqual({ kind: 'as-is' });
+  });
+});
+
+describe('a value holding many would-be tags', () => {
+  it('quotes it in time linear in its length, with the first tag it does not hold', () => {
+    const value = Array.from({ length: 20_000 }, (_, n) => `$p${n}$`).join('') + '$p';
+    const started = performance.now();
+    const literal = literalOf(value);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(literal).toBe(`$p20000$${value}$p20000$`);
+  });
+});
+
+describe('what counts as a prepared statement lost', () => {
+  it('is a missing statement, or a plan whose result type changed, not any unsupported feature', () => {
+    expect(preparedStatementLost({ code: '26000', message: 'prepared statement "vps_s1" does not exist' })).toBe(true);
+    expect(preparedStatementLost({ code: '0A000', message: 'cached plan must not change result type' })).toBe(true);
+    expect(preparedStatementLost({ code: '0A000', message: 'FOR UPDATE is not allowed with aggregate functions' })).toBe(false);
+    expect(preparedStatementLost({ code: '23505', message: 'duplicate key' })).toBe(false);
   });
 });

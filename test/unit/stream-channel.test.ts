@@ -23,7 +23,7 @@ describe('event stream notices', () => {
 });
 
 describe("the stream's filter in memory, for events taken from notices", () => {
-  // The same cases the stream's read answers in SQL (test/integration/events-stream.test.ts).
+  // Each case is one EVENTS_AFTER's SQL decides the same way (listEventsAfter in core/db/repositories/events.ts).
   it.each([
     [[], [], 'vplat.comment.created', true],
     [['*'], [TEST_EVENT_TYPE], 'vplat.comment.created', true],

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, exists, gt, gte, inArray, like, lt, not, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { EVENT_IN_NOTICE_BYTES, EVENTS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
+import { EVENT_IN_NOTICE_BYTES, EVENT_ROWS_CHANNEL, eventNoticePrefix } from '../../events/stream-channel';
 import { DELIVERIES_CHANNEL, deliveryNotice } from '../../events/delivery-channel';
 import { newId } from '../../ids';
 import { rawQuery, type Db, type Executor } from '../client';
@@ -164,7 +164,7 @@ export async function insertEvents(
     JSON.stringify(lockKeys),
     JSON.stringify(rows),
     JSON.stringify(queued),
-    EVENTS_CHANNEL,
+    EVENT_ROWS_CHANNEL,
     DELIVERIES_CHANNEL,
     JSON.stringify(expected),
     EVENT_IN_NOTICE_BYTES,

@@ -38,10 +38,13 @@ export async function listLiveEndpoints(db: Executor, customerId: string): Promi
   return db.select().from(webhookEndpoints).where(live(customerId)).orderBy(asc(webhookEndpoints.id));
 }
 
+/** What routing reads of an endpoint (not its URL or sealed keys, which deliveries read afresh). */
+export type EndpointRoute = Pick<WebhookEndpointRow, 'id' | 'eventTypes' | 'disabledAt'>;
+
 /** Where a customer's events go, and the routes version it was read at (see customers.routes_version). */
 export interface CustomerRoutes {
   version: string;
-  endpoints: WebhookEndpointRow[];
+  endpoints: EndpointRoute[];
 }
 
 /**
@@ -54,12 +57,21 @@ export async function readCustomerRoutes(db: Db, customerIds: readonly string[])
   const rows = await rawQuery<{ id: string; version: string; endpoints: Array<Record<string, unknown>> }>(db, CUSTOMER_ROUTES, [
     [...customerIds],
   ]);
-  return new Map(rows.map((r) => [r.id, { version: r.version, endpoints: r.endpoints.map(readEndpoint) }]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        version: r.version,
+        endpoints: r.endpoints.map(readEndpoint).map(({ id, eventTypes, disabledAt }) => ({ id, eventTypes, disabledAt })),
+      },
+    ]),
+  );
 }
 
 const CUSTOMER_ROUTES = `
   select c.id, c.routes_version::text as version,
-    coalesce((select json_agg(e order by e.id) from webhook_endpoints e where e.customer_id = c.id and e.deleted_at is null), '[]'::json) as endpoints
+    coalesce((select json_agg(json_build_object('id', e.id, 'event_types', e.event_types, 'disabled_at', e.disabled_at) order by e.id)
+      from webhook_endpoints e where e.customer_id = c.id and e.deleted_at is null), '[]'::json) as endpoints
   from customers c where c.id = any($1::text[])`;
 
 /** Soft delete; returns undefined when the endpoint is not a live endpoint of the customer. */
