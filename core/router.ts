@@ -44,6 +44,7 @@ import { ConsoleHandlers, DEFAULT_SIGN_IN, type SignInSettings } from './service
 import { ConsoleSeatHandlers } from './services/console-seat.service';
 import { DEFAULT_CONNECT_STATE_TTL_MS } from './seats/connect-state';
 import { DEFAULT_SESSION_LIFETIME, type SessionLifetime } from './db/repositories/console-sessions';
+import { notificationQueueUsage } from './db/repositories/events';
 import { SeatHandlers } from './services/seat.service';
 import { EventHandlers, type WatchEvents } from './services/event.service';
 import { IngestHandlers } from './services/ingest.service';
@@ -114,6 +115,7 @@ export function createCore(deps: CoreDeps): Core {
   const health = temporalHealthProbe({ client: deps.temporalClient, taskQueue: deps.taskQueue, timeoutMs: 30_000 });
   const sessionLifetime = deps.consoleSessions ?? DEFAULT_SESSION_LIFETIME;
   const metrics = deps.metrics ?? createMetrics({ role: 'core', processMetrics: false });
+  metrics.readNotificationQueueFrom(() => notificationQueueUsage(deps.db));
   const probes = [postgresProbe(deps.db, true), temporalProbe(deps.temporalClient, false)];
   const binding = {
     db: deps.db,

@@ -19,8 +19,31 @@ export function createMetrics(opts: { role: string; processMetrics?: boolean }) 
   // Memory, CPU, event-loop delay and handles: what tells a leak or a stall apart from load.
   if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  let readNotificationQueue: (() => Promise<number>) | undefined;
   return {
     registry,
+    /**
+     * Exports the share of Postgres's notification queue in use, read from `read` at each scrape;
+     * only the role that holds the database (core) calls it, so no other role reports a 0 it did not
+     * measure. Event notices carry rows (core/events/stream-channel.ts): a listening process that
+     * stops reading fills the queue, and at 1 every insert of an event fails.
+     */
+    readNotificationQueueFrom(read: () => Promise<number>): void {
+      if (!readNotificationQueue)
+        new Gauge({
+          name: 'vps_postgres_notification_queue_usage_ratio',
+          help: "Share of Postgres's notification queue in use (pg_notification_queue_usage); at 1 every event insert fails",
+          registers,
+          async collect() {
+            try {
+              this.set(await readNotificationQueue!());
+            } catch {
+              // Left at its last value: a scrape must not fail because the database is away.
+            }
+          },
+        });
+      readNotificationQueue = read;
+    },
     httpRequests: new Counter({
       name: 'vps_http_requests_total',
       help: 'HTTP requests answered by the gateway, by route pattern, HTTP status and envelope code (empty for non-envelope answers such as streams)',

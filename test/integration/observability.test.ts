@@ -170,6 +170,12 @@ describe('roles as processes: health, metrics, logs and graceful stop', () => {
     );
     expect(await metric(core.ops, 'vps_rate_limit_rejections_total', { credential: 'api_key', role: 'core' })).toBeGreaterThanOrEqual(1);
     expect(await metric(core.ops, 'vps_rpc_requests_total', { rpc: 'SeatService/ListSeats', code: '0' })).toBeGreaterThanOrEqual(RATE);
+    // Postgres's notification queue, read at the scrape, only where the database is held.
+    const coreText = await (await fetch(`${core.ops}/metrics`)).text();
+    const usage = /^vps_postgres_notification_queue_usage_ratio\{role="core"\} (\S+)$/m.exec(coreText);
+    expect(Number(usage?.[1])).toBeGreaterThanOrEqual(0);
+    expect(Number(usage?.[1])).toBeLessThan(1);
+    expect(await (await fetch(`${gateway.ops}/metrics`)).text()).not.toContain('vps_postgres_notification_queue_usage_ratio');
 
     // The gateway's line and core's line of one request share its id; core's names the customer.
     const id = `${requestId}-0`;

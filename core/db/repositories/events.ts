@@ -194,6 +194,12 @@ export async function insertEvents(
   };
 }
 
+/** The share of Postgres's notification queue in use, 0 to 1: what the event notices wait in. */
+export async function notificationQueueUsage(db: Db): Promise<number> {
+  const [row] = await rawQuery<{ usage: number }>(db, 'select pg_notification_queue_usage() as usage', []);
+  return Number(row?.usage ?? 0);
+}
+
 /** An event from the row an event notice carries (row_to_json of the stored row; see stream-channel.ts). */
 export function eventFromNotice(json: string): EventRow {
   return readEvent(JSON.parse(json) as Record<string, unknown>);
